@@ -1,0 +1,115 @@
+// Package api is Spirit's local control API: a small JSON-over-HTTP server
+// bound to 127.0.0.1 that the CLI, tests, headless mode and a second Spirit
+// instance (single-instance handoff) use to talk to the running one, plus the
+// client they use to do so.
+//
+// Discovery is by file: Start writes dataDir/api.json (mode 0600) holding the
+// address and a fresh bearer token. Only someone who can read that file can
+// drive Spirit, so the token is what keeps other local users and web pages
+// out; the Host check additionally defeats DNS-rebinding attacks.
+package api
+
+import (
+	"context"
+	"errors"
+
+	"github.com/spirit-app/spirit/agents/store"
+)
+
+// InfoFile is the name of the discovery file Start writes in the data dir.
+const InfoFile = "api.json"
+
+// The actions accepted by POST /nudges/{id}/respond and Backend.RespondNudge.
+const (
+	ActionAccept  = "accept"
+	ActionDismiss = "dismiss"
+	ActionSnooze  = "snooze"
+)
+
+// Errors a Backend returns (wrapped with %w) to choose the response status.
+// The full text of such an error is sent to the client, so it should describe
+// what was wrong with the request, not how the backend works. Any other error
+// becomes a 500 with a generic message and is only logged.
+//
+// A *StatusError returned by Client matches these with errors.Is too.
+var (
+	ErrBadRequest = errors.New("bad request") // 400
+	ErrNotFound   = errors.New("not found")   // 404
+	ErrConflict   = errors.New("conflict")    // 409, e.g. the nudge is already closed
+)
+
+// Backend is what the API drives: the running Spirit app, or a fake in tests.
+// Its methods are called concurrently, one goroutine per request.
+type Backend interface {
+	// Health reports uptime, subsystem states and counters.
+	Health(ctx context.Context) Health
+	// World returns up to limit world-log entries with ID > since, oldest first.
+	World(ctx context.Context, since int64, limit int) ([]store.Entry, error)
+	// Say handles text as if the lawyer had spoken it.
+	Say(ctx context.Context, text string) (SayResult, error)
+	// Nudges returns the nudges currently open.
+	Nudges(ctx context.Context) ([]store.Nudge, error)
+	// Notify records a nudge from a local integration and shows it.
+	Notify(ctx context.Context, n NewNudge) (store.Nudge, error)
+	// RespondNudge applies action (ActionAccept, ActionDismiss or
+	// ActionSnooze) with optional text and returns the updated nudge.
+	RespondNudge(ctx context.Context, id int64, action, text string) (store.Nudge, error)
+	// Show brings Spirit's UI forward.
+	Show(ctx context.Context) error
+}
+
+// Health is the body of GET /health.
+type Health struct {
+	Status        string               `json:"status"` // "ok", "degraded", …
+	Version       string               `json:"version"`
+	UptimeSeconds float64              `json:"uptime_seconds"`
+	Subsystems    map[string]Subsystem `json:"subsystems"`
+	Counters      map[string]int64     `json:"counters"`
+}
+
+// Subsystem is the state of one part of Spirit (voice, screen, store, …).
+type Subsystem struct {
+	State  string `json:"state"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// SayResult is the body of the POST /say response.
+type SayResult struct {
+	Intent  string `json:"intent"`
+	Reply   string `json:"reply,omitempty"`
+	Handled bool   `json:"handled"`
+}
+
+// NewNudge is the body of POST /nudges: a proposal a local integration
+// (a script, a test, a future work runner) wants shown to the lawyer.
+type NewNudge struct {
+	Kind         string `json:"kind"`    // e.g. "info", "reminder", "glance"; lower-case letters and _
+	Message      string `json:"message"` // one short sentence
+	ActionPrompt string `json:"action_prompt,omitempty"`
+}
+
+// Info is the content of api.json: where the API listens and its token.
+type Info struct {
+	Addr  string `json:"addr"`
+	Token string `json:"token"`
+}
+
+// Request and response bodies that are not part of the Backend contract.
+type (
+	sayRequest struct {
+		Text string `json:"text"`
+	}
+	respondRequest struct {
+		Action string `json:"action"`
+		Text   string `json:"text"`
+	}
+	worldResponse struct {
+		Entries []store.Entry `json:"entries"`
+	}
+	nudgesResponse struct {
+		Nudges []store.Nudge `json:"nudges"`
+	}
+	errorResponse struct {
+		Error string `json:"error"`
+	}
+)

@@ -1,0 +1,186 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/platform"
+)
+
+// check is one line of `spirit doctor`.
+type check struct {
+	name   string
+	ok     bool
+	detail string
+	fix    string // what to do when !ok
+}
+
+// Doctor checks what Spirit needs and prints one line per part, with the fix
+// for each problem. It reports whether everything is fine.
+func Doctor(ctx context.Context, dataDir string, w io.Writer) bool {
+	checks := []check{
+		checkDisplay(),
+		checkTray(ctx),
+		checkMicrophone(),
+		checkScreenCapture(),
+		checkSpeech(dataDir),
+		checkProvider(),
+		checkDatabase(ctx, dataDir),
+	}
+	fmt.Fprintf(w, "Spirit doctor (data directory %s)\n\n", dataDir)
+	all := true
+	for _, c := range checks {
+		mark := "OK     "
+		if !c.ok {
+			mark, all = "PROBLEM", false
+		}
+		fmt.Fprintf(w, "  %s  %-15s %s\n", mark, c.name, c.detail)
+		if !c.ok && c.fix != "" {
+			fmt.Fprintf(w, "  %7s  %-15s fix: %s\n", "", "", c.fix)
+		}
+	}
+	if all {
+		fmt.Fprintln(w, "\nEverything Spirit needs is in place.")
+	} else {
+		fmt.Fprintln(w, "\nSpirit runs with what is available; fix the problems above for the rest.")
+	}
+	return all
+}
+
+func checkDisplay() check {
+	c := check{name: "display"}
+	if runtime.GOOS != "linux" {
+		c.ok, c.detail = true, "native desktop ("+runtime.GOOS+")"
+		return c
+	}
+	d, err := platform.OpenDesktop()
+	if err != nil {
+		c.detail = err.Error()
+		c.fix = "run Spirit inside a desktop session (X11, or Wayland with XWayland); on a server use `spirit --headless`"
+		return c
+	}
+	defer d.Close()
+	scr, _ := d.ScreenRect()
+	wa, _ := d.WorkArea()
+	c.ok = true
+	c.detail = fmt.Sprintf("X11 %s, screen %dx%d, work area %v", os.Getenv("DISPLAY"), scr.Dx(), scr.Dy(), wa)
+	return c
+}
+
+func checkTray(ctx context.Context) check {
+	c := check{name: "tray host"}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	st, err := platform.ProbeTray(ctx)
+	switch st {
+	case platform.TrayReady:
+		c.ok, c.detail = true, "a StatusNotifier host will show Spirit's icon"
+	case platform.TrayNative:
+		c.ok, c.detail = true, "the system tray is built in"
+	case platform.TrayNoHost:
+		c.detail = "no StatusNotifier host on the session bus: no tray icon (the orb still gives the menu)"
+		c.fix = "GNOME: install the “AppIndicator and KStatusNotifierItem Support” extension; other desktops: enable a system tray panel applet"
+	default:
+		c.detail = "no DBus session bus"
+		if err != nil {
+			c.detail += ": " + err.Error()
+		}
+		c.fix = "start Spirit from your desktop session, or with `dbus-run-session -- spirit`"
+	}
+	return c
+}
+
+func checkMicrophone() check {
+	c := check{name: "microphone"}
+	if runtime.GOOS != "linux" {
+		c.ok, c.detail = true, "not checked on "+runtime.GOOS+" by this version"
+		return c
+	}
+	b, err := os.ReadFile("/proc/asound/cards")
+	cards := strings.TrimSpace(string(b))
+	if err != nil || cards == "" || strings.Contains(cards, "no soundcards") {
+		c.detail = "no sound card found"
+		c.fix = "plug in a microphone or headset; Spirit keeps running and listens once one is there"
+		return c
+	}
+	first := strings.TrimSpace(strings.SplitN(cards, "\n", 2)[0])
+	c.ok, c.detail = true, "sound card: "+first
+	return c
+}
+
+func checkScreenCapture() check {
+	c := check{name: "screen capture"}
+	if runtime.GOOS != "linux" {
+		c.ok, c.detail = true, "not checked on "+runtime.GOOS+" by this version"
+		return c
+	}
+	d, err := platform.OpenDesktop()
+	if err != nil {
+		c.detail = "no display to capture"
+		c.fix = "run Spirit inside a desktop session"
+		return c
+	}
+	defer d.Close()
+	if err := d.CaptureProbe(); err != nil {
+		c.detail = err.Error()
+		c.fix = "Wayland sessions need XWayland and the screenshot portal; check that your session allows screen capture"
+		return c
+	}
+	c.ok, c.detail = true, "the screen can be read (screenshots stay in memory)"
+	return c
+}
+
+func checkSpeech(dataDir string) check {
+	c := check{name: "speech model"}
+	models, _ := filepath.Glob(filepath.Join(dataDir, "models", "ggml-*.bin"))
+	if len(models) == 0 {
+		c.detail = "no speech model in " + filepath.Join(dataDir, "models") + "; on-device transcription is not built into this version yet"
+		c.fix = "voice commands arrive with Spirit's voice module (`spirit model download base.en`)"
+		return c
+	}
+	c.ok, c.detail = true, filepath.Base(models[0])
+	return c
+}
+
+func checkProvider() check {
+	return check{name: "model provider", ok: true,
+		detail: "none configured: Spirit decides with its on-device rules only, and nothing leaves this computer"}
+}
+
+func checkDatabase(ctx context.Context, dataDir string) check {
+	c := check{name: "database"}
+	path := filepath.Join(dataDir, "spirit.db")
+	st, err := store.Open(ctx, path)
+	if err != nil {
+		c.detail = err.Error()
+		c.fix = "move " + path + " aside (keep it: it holds your history) and start Spirit to create a fresh one"
+		return c
+	}
+	defer st.Close()
+	v, err := st.SchemaVersion(ctx)
+	if err != nil {
+		c.detail = err.Error()
+		c.fix = "move " + path + " aside and start Spirit again"
+		return c
+	}
+	if err := st.IntegrityCheck(ctx); err != nil {
+		c.detail = err.Error()
+		c.fix = "restore " + path + " from a backup, or move it aside and start Spirit again"
+		return c
+	}
+	fi, err := os.Stat(path)
+	if err == nil && fi.Mode().Perm()&0o077 != 0 {
+		c.detail = fmt.Sprintf("%s is readable by other users (%v)", path, fi.Mode().Perm())
+		c.fix = "chmod 600 " + path
+		return c
+	}
+	c.ok, c.detail = true, fmt.Sprintf("%s (schema %d, integrity ok, mode 0600)", path, v)
+	return c
+}

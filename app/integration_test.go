@@ -1,0 +1,448 @@
+package app_test
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"image/color"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/jezek/xgb"
+	"github.com/jezek/xgb/xproto"
+
+	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/app/api"
+	"github.com/spirit-app/spirit/app/internal/desktoptest"
+)
+
+// orbMargin and orbPx mirror the app's docking: a 44 px orb 6 px off the edge.
+const (
+	orbMargin = 6
+	orbPx     = 44
+)
+
+// desk is one X display with openbox, a private session bus and a test-owned
+// StatusNotifierWatcher, plus the spirit binary built from this module.
+type desk struct {
+	bin  string
+	disp *desktoptest.Display
+	bus  *desktoptest.Bus
+	host *desktoptest.TrayHost
+}
+
+func newDesk(t *testing.T) *desk {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("desktop integration test: skipped in -short mode")
+	}
+	d := &desk{}
+	d.disp = desktoptest.StartDisplay(t, 1280, 800)
+	d.bus = desktoptest.StartSessionBus(t)
+	d.host = desktoptest.NewTrayHost(t, d.bus)
+	// A cold cgo build of Fyne takes minutes on two cores.
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
+	defer cancel()
+	d.bin = desktoptest.BuildGo(t, ctx, "github.com/spirit-app/spirit", "sqlite_fts5")
+	return d
+}
+
+func (d *desk) env() []string {
+	return append(append([]string{"SPIRIT_LOG=debug", "LANG=C.UTF-8"}, d.disp.Env()...), d.bus.Env()...)
+}
+
+func (d *desk) start(t *testing.T, ctx context.Context, dataDir string, env []string) *desktoptest.Proc {
+	t.Helper()
+	if env == nil {
+		env = d.env()
+	}
+	return desktoptest.Run(t, ctx, d.bin, []string{"--data-dir", dataDir}, env)
+}
+
+// waitOrb waits for the orb to be shown and docked where want says.
+func (d *desk) waitOrb(t *testing.T, ctx context.Context, want image.Point) desktoptest.WindowInfo {
+	t.Helper()
+	w, err := d.disp.WaitWindow(ctx, "Spirit", func(w desktoptest.WindowInfo) bool {
+		return w.Viewable && w.Rect.Min == want
+	})
+	if err != nil {
+		t.Fatalf("orb not docked at %v: %v", want, err)
+	}
+	return w
+}
+
+// dockedAt is where the orb belongs in work area wa.
+func dockedAt(wa image.Rectangle) image.Point {
+	return image.Pt(wa.Max.X-orbPx-orbMargin, wa.Min.Y+(wa.Dy()-orbPx)/2)
+}
+
+func apiClient(t *testing.T, ctx context.Context, dataDir string) *api.Client {
+	t.Helper()
+	var info api.Info
+	err := desktoptest.Poll(ctx, func() (bool, error) {
+		var err error
+		info, err = api.ReadInfo(dataDir)
+		return err == nil, nil
+	})
+	if err != nil {
+		t.Fatalf("api.json never appeared in %s: %v", dataDir, err)
+	}
+	return api.NewClient(info)
+}
+
+func statusOf(items []desktoptest.MenuItem) (status string, listenChecked, found bool) {
+	for _, it := range items {
+		if it.Label == "Pause listening" {
+			listenChecked, found = it.Checked, true
+		}
+		if strings.HasPrefix(it.Label, "Listening") || strings.HasPrefix(it.Label, "Paused") {
+			status = it.Label
+		}
+	}
+	return
+}
+
+// TestTrayOrbAndQuit runs the real binary as a lawyer's desktop would: the
+// tray menu over DBus, the orb docked inside the work area next to a panel,
+// a pause toggle seen in the menu and in /health and kept across restarts,
+// single-instance handoff, Quit with exit status 0 and an intact database.
+func TestTrayOrbAndQuit(t *testing.T) {
+	d := newDesk(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	dataDir := t.TempDir()
+
+	// The lawyer is working in another window, which must keep the focus.
+	work := newFocusedWindow(t, ctx, d.disp, "Lawyer's brief")
+
+	// A panel on the right edge: the orb must dock inside the work area.
+	if _, err := d.disp.AddStrut(60); err != nil {
+		t.Fatal(err)
+	}
+	wa, err := d.disp.WorkArea()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wa.Max.X != 1220 {
+		t.Fatalf("strut not applied: work area %v", wa)
+	}
+
+	p := d.start(t, ctx, dataDir, nil)
+	item, err := d.host.WaitItem(ctx)
+	if err != nil {
+		t.Fatalf("tray item never registered: %v\n%s", err, p.Output())
+	}
+	orb := d.waitOrb(t, ctx, dockedAt(wa))
+	if orb.Rect.Dx() != orbPx || orb.Rect.Dy() != orbPx {
+		t.Errorf("orb is %v, want %dx%d", orb.Rect, orbPx, orbPx)
+	}
+	if !orb.HasState("_NET_WM_STATE_ABOVE") || !orb.HasState("_NET_WM_STATE_SKIP_TASKBAR") {
+		t.Errorf("orb states %v: want above and out of the taskbar", orb.States)
+	}
+	work.waitFocused(t, ctx)
+
+	// The tray menu: status line, the toggles, the windows and Quit.
+	items, err := item.Layout(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []string
+	for _, it := range items {
+		if !it.Separator {
+			labels = append(labels, it.Label)
+		}
+	}
+	want := []string{"Listening · Watching", "Pause listening", "Pause watching", "Reminders…", "Activity…", "Settings…", "Quit"}
+	if strings.Join(labels, "|") != strings.Join(want, "|") {
+		t.Fatalf("tray menu %q, want %q", labels, want)
+	}
+
+	// The orb's pixels sit at the right edge of the work area, not under the panel.
+	checkOrbPixels(t, d.disp, orb.Rect)
+
+	// Pause listening from the tray: the menu and /health follow.
+	if err := item.Click(ctx, "Pause listening"); err != nil {
+		t.Fatal(err)
+	}
+	err = item.WaitLayout(ctx, func(items []desktoptest.MenuItem) bool {
+		status, checked, _ := statusOf(items)
+		return checked && status == "Listening paused · Watching"
+	})
+	if err != nil {
+		t.Fatalf("menu never showed listening paused: %v", err)
+	}
+	c := apiClient(t, ctx, dataDir)
+	h, err := c.Health(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h.Subsystems["listening"].State; got != "paused" {
+		t.Errorf("/health listening = %q, want paused", got)
+	}
+	if got := h.Subsystems["tray"].State; got != "ok" {
+		t.Errorf("/health tray = %q, want ok", got)
+	}
+
+	// A second spirit hands over to the first and exits 0; the first shows its panel.
+	second := exec.CommandContext(ctx, d.bin, "--data-dir", dataDir)
+	second.Env = append(os.Environ(), d.env()...)
+	if out, err := second.CombinedOutput(); err != nil {
+		t.Fatalf("second instance: %v\n%s", err, out)
+	}
+	if _, err := d.disp.WaitWindow(ctx, "Spirit menu", func(w desktoptest.WindowInfo) bool { return w.Viewable }); err != nil {
+		t.Errorf("first instance did not show itself: %v", err)
+	}
+
+	// Quit from the tray: exit status 0.
+	if err := item.Click(ctx, "Quit"); err != nil {
+		t.Fatal(err)
+	}
+	code, err := p.Wait(ctx)
+	if err != nil || code != 0 {
+		t.Fatalf("exit %d, %v\n%s", code, err, p.Output())
+	}
+	if _, err := os.Stat(filepath.Join(dataDir, api.InfoFile)); !os.IsNotExist(err) {
+		t.Errorf("api.json left behind after Quit: %v", err)
+	}
+	checkDatabase(t, ctx, dataDir, "listening paused")
+
+	// The toggle survives a restart; SIGTERM shuts down cleanly too.
+	p2 := d.start(t, ctx, dataDir, nil)
+	item2, err := d.host.WaitItem(ctx)
+	if err != nil {
+		t.Fatalf("tray item never re-registered: %v\n%s", err, p2.Output())
+	}
+	err = item2.WaitLayout(ctx, func(items []desktoptest.MenuItem) bool {
+		_, checked, found := statusOf(items)
+		return found && checked
+	})
+	if err != nil {
+		t.Fatalf("Pause listening not kept across restart: %v", err)
+	}
+	if err := p2.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code, err := p2.Wait(ctx); err != nil || code != 0 {
+		t.Fatalf("SIGTERM: exit %d, %v\n%s", code, err, p2.Output())
+	}
+	checkDatabase(t, ctx, dataDir, "stopped")
+}
+
+// TestOrbRedocksWhenWorkAreaChanges: a panel appearing moves the orb inside.
+func TestOrbRedocksWhenWorkAreaChanges(t *testing.T) {
+	d := newDesk(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	p := d.start(t, ctx, t.TempDir(), nil)
+	wa, err := d.disp.WorkArea()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.waitOrb(t, ctx, dockedAt(wa))
+	if _, err := d.disp.AddStrut(100); err != nil {
+		t.Fatal(err)
+	}
+	wa2, err := d.disp.WorkArea()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.waitOrb(t, ctx, dockedAt(wa2))
+	if err := p.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if code, err := p.Wait(ctx); err != nil || code != 0 {
+		t.Fatalf("SIGINT: exit %d, %v\n%s", code, err, p.Output())
+	}
+}
+
+// TestNoSessionBus: without a bus Spirit still runs, the orb's panel gives
+// the menu, and Quit from the panel exits 0 instead of panicking in systray.
+func TestNoSessionBus(t *testing.T) {
+	d := newDesk(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	dataDir := t.TempDir()
+	env := append([]string{"LANG=C.UTF-8", "DBUS_SESSION_BUS_ADDRESS=unix:path=" + filepath.Join(t.TempDir(), "no-bus")}, d.disp.Env()...)
+	p := d.start(t, ctx, dataDir, env)
+	wa, err := d.disp.WorkArea()
+	if err != nil {
+		t.Fatal(err)
+	}
+	orb := d.waitOrb(t, ctx, dockedAt(wa))
+	h, err := apiClient(t, ctx, dataDir).Health(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h.Subsystems["tray"].State; got != "no session bus" {
+		t.Errorf("/health tray = %q, want no session bus", got)
+	}
+
+	// Click the orb, then the panel's last item, Quit.
+	click(t, d.disp, orb.Rect.Min.Add(image.Pt(orbPx/2, orbPx/2)))
+	panel, err := d.disp.WaitWindow(ctx, "Spirit menu", func(w desktoptest.WindowInfo) bool { return w.Viewable })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if panel.Rect.Max.X > orb.Rect.Min.X {
+		t.Errorf("panel %v overlaps the orb %v", panel.Rect, orb.Rect)
+	}
+	click(t, d.disp, image.Pt(panel.Rect.Min.X+30, panel.Rect.Max.Y-12))
+	code, err := p.Wait(ctx)
+	if err != nil || code != 0 {
+		t.Fatalf("Quit without a bus: exit %d, %v\n%s", code, err, p.Output())
+	}
+	if strings.Contains(p.Output(), "panic") {
+		t.Errorf("output mentions a panic:\n%s", p.Output())
+	}
+}
+
+func click(t *testing.T, disp *desktoptest.Display, at image.Point) {
+	t.Helper()
+	cmd := exec.Command("xdotool", "mousemove", fmt.Sprint(at.X), fmt.Sprint(at.Y), "click", "1")
+	cmd.Env = append(os.Environ(), disp.Env()...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("xdotool click %v: %v\n%s", at, err, out)
+	}
+}
+
+// checkOrbPixels: the orb's glow is on screen inside r, the work area's edge
+// right of it is bare desktop, and nothing of it spills under the panel.
+func checkOrbPixels(t *testing.T, disp *desktoptest.Display, r image.Rectangle) {
+	t.Helper()
+	img, err := disp.Screenshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := r.Min.Add(image.Pt(r.Dx()/2, r.Dy()/2))
+	if !bluish(img.At(c.X, c.Y)) {
+		t.Errorf("orb centre %v is %v, want its blue glow", c, img.At(c.X, c.Y))
+	}
+	glow := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			if bluish(img.At(x, y)) {
+				glow++
+			}
+		}
+	}
+	if glow < r.Dx()*r.Dy()/4 {
+		t.Errorf("only %d glowing pixels in the orb's %v", glow, r)
+	}
+	// Right of the orb, up to the work area's edge: bare (black) desktop.
+	for x := r.Max.X + 1; x < r.Max.X+orbMargin; x++ {
+		if !black(img.At(x, c.Y)) {
+			t.Errorf("pixel %d,%d right of the orb is %v, want bare desktop", x, c.Y, img.At(x, c.Y))
+		}
+	}
+	// Nothing bluish in a column band left of the orb (it is not smeared).
+	for x := r.Min.X - 40; x < r.Min.X-2; x++ {
+		if bluish(img.At(x, c.Y)) {
+			t.Errorf("glow at %d,%d left of the orb", x, c.Y)
+			break
+		}
+	}
+	if t.Failed() {
+		path := filepath.Join(t.TempDir(), "screen.png")
+		if err := desktoptest.WritePNG(path, img); err == nil {
+			t.Logf("screenshot: %s", path)
+		}
+	}
+}
+
+func bluish(c color.Color) bool {
+	r, g, b, _ := c.RGBA()
+	return b>>8 > 150 && b > r+0x2000 && b >= g
+}
+
+func black(c color.Color) bool {
+	r, g, b, _ := c.RGBA()
+	return r>>8 < 16 && g>>8 < 16 && b>>8 < 16
+}
+
+// checkDatabase opens the database the app left behind and checks it is
+// intact and holds an event whose text contains want.
+func checkDatabase(t *testing.T, ctx context.Context, dataDir, want string) {
+	t.Helper()
+	st, err := store.OpenDir(ctx, dataDir)
+	if err != nil {
+		t.Fatalf("database after exit: %v", err)
+	}
+	defer st.Close()
+	if err := st.IntegrityCheck(ctx); err != nil {
+		t.Fatal(err)
+	}
+	es, err := st.Recent(ctx, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		if strings.Contains(e.Text, want) {
+			return
+		}
+	}
+	t.Errorf("no world-log event containing %q in %v", want, es)
+}
+
+// focusedWindow is a plain X window standing in for the lawyer's work.
+type focusedWindow struct {
+	conn *xgb.Conn
+	root xproto.Window
+	win  xproto.Window
+}
+
+func newFocusedWindow(t *testing.T, ctx context.Context, disp *desktoptest.Display, title string) *focusedWindow {
+	t.Helper()
+	conn, err := xgb.NewConnDisplay(disp.Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(conn.Close)
+	scr := xproto.Setup(conn).DefaultScreen(conn)
+	win, err := xproto.NewWindowId(conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = xproto.CreateWindowChecked(conn, scr.RootDepth, win, scr.Root, 100, 100, 600, 400, 0,
+		xproto.WindowClassInputOutput, scr.RootVisual, xproto.CwBackPixel, []uint32{0x808080}).Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	xproto.ChangeProperty(conn, xproto.PropModeReplace, win, xproto.AtomWmName, xproto.AtomString, 8, uint32(len(title)), []byte(title))
+	if err := xproto.MapWindowChecked(conn, win).Check(); err != nil {
+		t.Fatal(err)
+	}
+	fw := &focusedWindow{conn: conn, root: scr.Root, win: win}
+	fw.waitFocused(t, ctx)
+	return fw
+}
+
+// active reads _NET_ACTIVE_WINDOW, which openbox keeps for the focused client.
+func (f *focusedWindow) active() (xproto.Window, error) {
+	a, err := xproto.InternAtom(f.conn, false, uint16(len("_NET_ACTIVE_WINDOW")), "_NET_ACTIVE_WINDOW").Reply()
+	if err != nil {
+		return 0, err
+	}
+	r, err := xproto.GetProperty(f.conn, false, f.root, a.Atom, xproto.AtomWindow, 0, 1).Reply()
+	if err != nil || len(r.Value) < 4 {
+		return 0, err
+	}
+	return xproto.Window(xgb.Get32(r.Value)), nil
+}
+
+func (f *focusedWindow) waitFocused(t *testing.T, ctx context.Context) {
+	t.Helper()
+	var last xproto.Window
+	err := desktoptest.Poll(ctx, func() (bool, error) {
+		a, err := f.active()
+		last = a
+		return a == f.win, err
+	})
+	if err != nil {
+		t.Fatalf("window %d never had the focus (active: %d): %v", f.win, last, err)
+	}
+}

@@ -1,0 +1,64 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"fyne.io/fyne/v2"
+)
+
+// buildMenu makes the menu that both the tray and the orb's panel show.
+func (g *gui) buildMenu(st Status) {
+	g.statusItem = fyne.NewMenuItem(st.Line(), nil)
+	g.statusItem.Disabled = true
+	g.listenItem = fyne.NewMenuItem("Pause listening", func() {
+		g.toggle(g.core.SetListeningPaused, !g.core.Status().ListeningPaused)
+	})
+	g.watchItem = fyne.NewMenuItem("Pause watching", func() {
+		g.toggle(g.core.SetWatchingPaused, !g.core.Status().WatchingPaused)
+	})
+	quit := fyne.NewMenuItem("Quit", g.quit)
+	quit.IsQuit = true
+	g.menu = fyne.NewMenu("Spirit",
+		g.statusItem,
+		fyne.NewMenuItemSeparator(),
+		g.listenItem,
+		g.watchItem,
+		fyne.NewMenuItemSeparator(),
+		fyne.NewMenuItem("Reminders…", g.showReminders),
+		fyne.NewMenuItem("Activity…", g.showActivity),
+		fyne.NewMenuItem("Settings…", g.showSettings),
+		fyne.NewMenuItemSeparator(),
+		quit,
+	)
+	g.setItems(st)
+}
+
+func (g *gui) setItems(st Status) {
+	g.statusItem.Label = st.Line()
+	g.listenItem.Checked = st.ListeningPaused
+	g.watchItem.Checked = st.WatchingPaused
+}
+
+// toggle runs a pause setter off the main thread: it writes to the database.
+func (g *gui) toggle(set func(context.Context, bool, string) error, paused bool) {
+	go func() {
+		ctx, cancel := context.WithTimeout(g.ctx, 10*time.Second)
+		defer cancel()
+		if err := set(ctx, paused, "menu"); err != nil {
+			g.log.Error("could not change pause setting", "err", err)
+		}
+	}()
+}
+
+// applyStatus runs on the main thread.
+func (g *gui) applyStatus(st Status) {
+	g.setItems(st)
+	g.menu.Refresh() // re-sends the tray layout over DBus
+	if g.panel != nil && g.panelShown() {
+		g.rebuildPanel()
+	}
+	if g.settingsView != nil {
+		g.settingsView.update(st)
+	}
+}

@@ -1,0 +1,146 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/spirit-app/spirit/agents/store"
+)
+
+// window returns the window in *slot, creating it with build on first use.
+// Closing hides it, so reopening is instant and keeps its state.
+func (g *gui) window(slot *fyne.Window, title string, size fyne.Size, build func(fyne.Window) fyne.CanvasObject) fyne.Window {
+	if *slot == nil {
+		w := g.fa.NewWindow(title)
+		w.SetContent(build(w))
+		w.Resize(size)
+		w.SetCloseIntercept(w.Hide)
+		w.CenterOnScreen()
+		*slot = w
+	}
+	return *slot
+}
+
+func (g *gui) showReminders() {
+	w := g.window(&g.reminders, "Spirit · Reminders", fyne.NewSize(460, 320), func(fyne.Window) fyne.CanvasObject {
+		title := widget.NewLabelWithStyle("No reminders yet", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		hint := widget.NewLabel("Say “remind me to call Marcy tomorrow at 3” and Spirit keeps it here. " +
+			"Spoken reminders arrive with Spirit's voice module.")
+		hint.Wrapping = fyne.TextWrapWord
+		return container.NewPadded(container.NewVBox(title, hint))
+	})
+	w.Show()
+	w.RequestFocus()
+}
+
+func (g *gui) showSettings() {
+	w := g.window(&g.settingsWindow, "Spirit · Settings", fyne.NewSize(520, 360), func(fyne.Window) fyne.CanvasObject {
+		g.settingsView = newSettingsView(g)
+		return g.settingsView.content
+	})
+	g.settingsView.update(g.core.Status())
+	w.Show()
+	w.RequestFocus()
+}
+
+// settingsView is the Settings window's content.
+type settingsView struct {
+	content       fyne.CanvasObject
+	listen, watch *widget.Check
+	updating      bool
+}
+
+func newSettingsView(g *gui) *settingsView {
+	v := &settingsView{}
+	v.listen = widget.NewCheck("Pause listening", func(on bool) {
+		if !v.updating {
+			g.toggle(g.core.SetListeningPaused, on)
+		}
+	})
+	v.watch = widget.NewCheck("Pause watching", func(on bool) {
+		if !v.updating {
+			g.toggle(g.core.SetWatchingPaused, on)
+		}
+	})
+	dataDir := widget.NewLabel(g.core.store.Path())
+	dataDir.Wrapping = fyne.TextWrapBreak
+	privacy := widget.NewLabel("Audio and screenshots stay in memory. Nothing leaves this computer " +
+		"except requests to the model provider you configure, and nothing is changed or sent " +
+		"without your approval.")
+	privacy.Wrapping = fyne.TextWrapWord
+	form := widget.NewForm(
+		widget.NewFormItem("Privacy", container.NewVBox(v.listen, v.watch)),
+		widget.NewFormItem("Database", dataDir),
+		widget.NewFormItem("Model provider", widget.NewLabel("Not configured: Spirit uses its on-device rules only.")),
+	)
+	v.content = container.NewPadded(container.NewVBox(form, widget.NewSeparator(), privacy))
+	return v
+}
+
+// update shows st without triggering the checks' callbacks.
+func (v *settingsView) update(st Status) {
+	v.updating = true
+	v.listen.SetChecked(st.ListeningPaused)
+	v.watch.SetChecked(st.WatchingPaused)
+	v.updating = false
+}
+
+func (g *gui) showActivity() {
+	w := g.window(&g.activity, "Spirit · Activity", fyne.NewSize(720, 440), func(w fyne.Window) fyne.CanvasObject {
+		g.activityView = newActivityView(g)
+		return g.activityView.list
+	})
+	g.activityView.reload()
+	w.Show()
+	w.RequestFocus()
+}
+
+// activityView lists the world log, newest last.
+type activityView struct {
+	g       *gui
+	list    *widget.List
+	entries []store.Entry
+}
+
+func newActivityView(g *gui) *activityView {
+	v := &activityView{g: g}
+	v.list = widget.NewList(
+		func() int { return len(v.entries) },
+		func() fyne.CanvasObject {
+			l := widget.NewLabel("")
+			l.TextStyle = fyne.TextStyle{Monospace: true}
+			l.Truncation = fyne.TextTruncateEllipsis
+			return container.NewBorder(nil, nil, widget.NewIcon(theme.InfoIcon()), nil, l)
+		},
+		func(i widget.ListItemID, o fyne.CanvasObject) {
+			c := o.(*fyne.Container)
+			c.Objects[0].(*widget.Label).SetText(v.entries[i].String())
+		},
+	)
+	return v
+}
+
+// reload reads the latest entries off the main thread, then shows them.
+func (v *activityView) reload() {
+	go func() {
+		ctx, cancel := context.WithTimeout(v.g.ctx, 5*time.Second)
+		defer cancel()
+		es, err := v.g.core.store.Recent(ctx, 500)
+		if err != nil {
+			v.g.log.Error("read world log", "err", err)
+			es = []store.Entry{{Kind: store.KindEvent, Source: "system", Identifier: "activity",
+				Text: fmt.Sprintf("could not read the world log: %v", err), TS: time.Now()}}
+		}
+		fyne.Do(func() {
+			v.entries = es
+			v.list.Refresh()
+			v.list.ScrollToBottom()
+		})
+	}()
+}

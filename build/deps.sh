@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Installs the system packages Spirit needs to build, run and test.
+# Usage: build/deps.sh run|test
+# As root on Debian/Ubuntu it installs what is missing with apt-get; otherwise
+# it prints the exact command to run and fails.
+set -euo pipefail
+
+want="${1:-run}"
+
+# Build: cgo toolchain and the headers Fyne (GLFW, X11, Wayland) links against.
+build_pkgs=(gcc g++ pkg-config libgl1-mesa-dev xorg-dev libx11-dev libxtst-dev
+  libxkbcommon-dev libxkbcommon-x11-dev libx11-xcb-dev libxcb-xkb-dev libpng-dev
+  libwayland-dev wayland-protocols)
+# Run: a session bus for the tray.
+run_pkgs=(dbus dbus-x11)
+# Test: a real X server, window manager and window tools.
+test_pkgs=(xvfb openbox xdotool x11-utils)
+
+pkgs=("${build_pkgs[@]}" "${run_pkgs[@]}")
+if [ "$want" = test ] || [ "$want" = bench ]; then
+  pkgs+=("${test_pkgs[@]}")
+fi
+
+case "$(uname -s)" in
+  Darwin)
+    command -v go >/dev/null || { echo "Spirit needs Go 1.26: brew install go" >&2; exit 1; }
+    xcode-select -p >/dev/null 2>&1 || { echo "Spirit needs the Xcode command line tools: xcode-select --install" >&2; exit 1; }
+    exit 0 ;;
+  MINGW*|MSYS*|CYGWIN*)
+    command -v gcc >/dev/null || { echo "Spirit needs a cgo compiler: install MSYS2 and 'pacman -S mingw-w64-x86_64-gcc'" >&2; exit 1; }
+    exit 0 ;;
+esac
+
+if ! command -v dpkg-query >/dev/null; then
+  echo "This is not a Debian/Ubuntu system; install the equivalents of: ${pkgs[*]}" >&2
+  exit 0
+fi
+
+missing=()
+for p in "${pkgs[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+cmd="apt-get install -y --no-install-recommends ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
+    echo "Installing: ${missing[*]}" >&2
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive $cmd
+    exit 0
+  fi
+  echo "Spirit needs these system packages: ${missing[*]}" >&2
+  echo "Run:  sudo apt-get update && sudo $cmd" >&2
+  exit 1
+fi
+echo "Installing: ${missing[*]}" >&2
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $cmd >/dev/null || {
+  echo "apt-get could not install: ${missing[*]} (see the output above); install them and retry" >&2
+  exit 1
+}

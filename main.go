@@ -1,0 +1,230 @@
+// Command spirit is an always-on desktop assistant for lawyers: a tray app
+// that listens, glances at the screen and proposes one precise action when
+// it is worth it. See README.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/app"
+	"github.com/spirit-app/spirit/platform"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+const usage = `Spirit: an always-on assistant for lawyers.
+
+Usage:
+  spirit [--data-dir DIR] [--headless] [--log-level LEVEL]
+                                  run Spirit (the tray app, or headless)
+  spirit doctor                   check display, tray, microphone, screen capture,
+                                  speech model, model provider and database
+  spirit world tail [-n N] [-f]   print the world log (-f: keep following)
+  spirit version                  print the version
+
+Every command accepts --data-dir DIR (default: $SPIRIT_DATA_DIR, else the
+OS's per-user data directory).
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	cmd := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	var err error
+	switch cmd {
+	case "":
+		err = runSpirit(ctx, args, stderr)
+	case "doctor":
+		err = runDoctor(ctx, args, stdout, stderr)
+	case "world":
+		err = runWorld(ctx, args, stdout, stderr)
+	case "version":
+		fmt.Fprintf(stdout, "spirit %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	case "help":
+		fmt.Fprint(stdout, usage)
+	default:
+		fmt.Fprintf(stderr, "spirit: unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	case errors.Is(err, errProblems):
+		return 1
+	}
+	fmt.Fprintf(stderr, "spirit: %v\n", err)
+	return 1
+}
+
+var (
+	errUsage    = errors.New("usage")
+	errProblems = errors.New("problems found")
+)
+
+// flags makes a flag set with the options every command shares.
+func flags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	dataDir := fs.String("data-dir", "", "data directory (default $"+platform.DataDirEnv+" or the OS default)")
+	return fs, dataDir
+}
+
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(fs.Output(), "spirit: unexpected argument %q\n", fs.Arg(0))
+		return errUsage
+	}
+	return nil
+}
+
+func newLogger(w io.Writer, level string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", level)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+}
+
+func runSpirit(ctx context.Context, args []string, stderr io.Writer) error {
+	fs, dataDir := flags("spirit", stderr)
+	headless := fs.Bool("headless", false, "run without a GUI: nudges go to the log and the local API")
+	level := fs.String("log-level", envOr("SPIRIT_LOG", "info"), "log level: debug, info, warn, error")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	log, err := newLogger(stderr, *level)
+	if err != nil {
+		return err
+	}
+	slog.SetDefault(log) // the store and the API log through the default logger
+	dir, err := platform.DataDir(*dataDir)
+	if err != nil {
+		return err
+	}
+	err = app.Run(ctx, app.Config{DataDir: dir, Headless: *headless, Version: version, Log: log})
+	if errors.Is(err, app.ErrAlreadyRunning) {
+		fmt.Fprintln(stderr, "spirit:", err)
+		return nil
+	}
+	return err
+}
+
+func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, dataDir := flags("doctor", stderr)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	dir, err := platform.DataDir(*dataDir)
+	if err != nil {
+		return err
+	}
+	if !app.Doctor(ctx, dir, stdout) {
+		return errProblems
+	}
+	return nil
+}
+
+func runWorld(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] != "tail" {
+		fmt.Fprintln(stderr, "spirit: usage: spirit world tail [-n N] [-f]")
+		return errUsage
+	}
+	fs, dataDir := flags("world tail", stderr)
+	n := fs.Int("n", 20, "how many of the latest entries to print")
+	follow := fs.Bool("f", false, "keep printing new entries as they are written")
+	if err := parse(fs, args[1:]); err != nil {
+		return err
+	}
+	if *n < 0 {
+		fmt.Fprintln(stderr, "spirit: -n must be 0 or more")
+		return errUsage
+	}
+	dir, err := platform.DataDir(*dataDir)
+	if err != nil {
+		return err
+	}
+	st, err := store.OpenDir(ctx, dir)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return tail(ctx, st, *n, *follow, stdout)
+}
+
+// tail prints the last n entries, then with follow polls for new ones until
+// ctx ends. Polling twice a second is cheap on an indexed id.
+func tail(ctx context.Context, st *store.Store, n int, follow bool, w io.Writer) error {
+	es, err := st.Recent(ctx, n)
+	if err != nil {
+		return err
+	}
+	last, err := st.LastID(ctx)
+	if err != nil {
+		return err
+	}
+	for _, e := range es {
+		fmt.Fprintln(w, e)
+	}
+	if !follow {
+		return nil
+	}
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		es, err := st.Since(ctx, last, 1000)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		for _, e := range es {
+			fmt.Fprintln(w, e)
+			last = e.ID
+		}
+	}
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}
