@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/jezek/xgb"
+
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app"
 	"github.com/spirit-app/spirit/platform"
@@ -129,6 +131,8 @@ func runSpirit(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	slog.SetDefault(log) // the store and the API log through the default logger
+	// xgb prints auth chatter on every connection; keep it for debug logs.
+	xgb.Logger = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
 	dir, err := platform.DataDir(*dataDir)
 	if err != nil {
 		return err
@@ -146,6 +150,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	quiet(stderr)
 	dir, err := platform.DataDir(*dataDir)
 	if err != nil {
 		return err
@@ -167,6 +172,7 @@ func runWorld(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parse(fs, args[1:]); err != nil {
 		return err
 	}
+	quiet(stderr)
 	if *n < 0 {
 		fmt.Fprintln(stderr, "spirit: -n must be 0 or more")
 		return errUsage
@@ -220,6 +226,14 @@ func tail(ctx context.Context, st *store.Store, n int, follow bool, w io.Writer)
 			last = e.ID
 		}
 	}
+}
+
+// quiet keeps one-shot commands' output to what they print: only warnings
+// and errors are logged.
+func quiet(stderr io.Writer) {
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	slog.SetDefault(log)
+	xgb.Logger = slog.NewLogLogger(log.Handler(), slog.LevelDebug)
 }
 
 func envOr(key, def string) string {

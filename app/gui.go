@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"time"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
@@ -74,7 +75,7 @@ func runGUI(ctx context.Context, core *Core, log *slog.Logger) error {
 	}
 
 	g.buildMenu(core.Status())
-	probeCtx, cancel := context.WithTimeout(ctx, 2e9)
+	probeCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	state, err := platform.ProbeTray(probeCtx)
 	cancel()
 	g.trayState = state
@@ -349,8 +350,17 @@ func (g *gui) Show() {
 
 // Subsystems implements Presenter.
 func (g *gui) Subsystems() map[string]api.Subsystem {
-	tray := api.Subsystem{State: string(g.trayState)}
-	if g.trayState == platform.TrayNoBus || g.trayState == platform.TrayNoHost {
+	state := g.trayState
+	if state != platform.TrayNoBus {
+		// A tray host can come and go (a panel restarts): ask again.
+		ctx, cancel := context.WithTimeout(g.ctx, time.Second)
+		if s, err := platform.ProbeTray(ctx); err == nil {
+			state = s
+		}
+		cancel()
+	}
+	tray := api.Subsystem{State: string(state)}
+	if state == platform.TrayNoBus || state == platform.TrayNoHost {
 		tray.Detail = "the orb gives the tray's menu"
 	}
 	return map[string]api.Subsystem{"tray": tray, "ui": {State: "gui"}}

@@ -38,13 +38,21 @@ type desk struct {
 
 func newDesk(t *testing.T) *desk {
 	t.Helper()
+	return newDeskWith(t, true)
+}
+
+// newDeskWith starts the desktop, with or without a tray host on the bus.
+func newDeskWith(t *testing.T, trayHost bool) *desk {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("desktop integration test: skipped in -short mode")
 	}
 	d := &desk{}
 	d.disp = desktoptest.StartDisplay(t, 1280, 800)
 	d.bus = desktoptest.StartSessionBus(t)
-	d.host = desktoptest.NewTrayHost(t, d.bus)
+	if trayHost {
+		d.host = desktoptest.NewTrayHost(t, d.bus)
+	}
 	// A cold cgo build of Fyne takes minutes on two cores.
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 	defer cancel()
@@ -444,5 +452,46 @@ func (f *focusedWindow) waitFocused(t *testing.T, ctx context.Context) {
 	})
 	if err != nil {
 		t.Fatalf("window %d never had the focus (active: %d): %v", f.win, last, err)
+	}
+}
+
+// TestNoTrayHostThenOne: with a bus but no tray host Spirit keeps running
+// (the orb is there, /health says so); when a host starts, the icon appears.
+func TestNoTrayHostThenOne(t *testing.T) {
+	d := newDeskWith(t, false)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	dataDir := t.TempDir()
+	p := d.start(t, ctx, dataDir, nil)
+	wa, err := d.disp.WorkArea()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.waitOrb(t, ctx, dockedAt(wa))
+	h, err := apiClient(t, ctx, dataDir).Health(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h.Subsystems["tray"].State; got != "no tray host" {
+		t.Errorf("/health tray = %q, want no tray host", got)
+	}
+
+	host := desktoptest.NewTrayHost(t, d.bus)
+	item, err := host.WaitItem(ctx)
+	if err != nil {
+		t.Fatalf("icon never registered with a late tray host: %v\n%s", err, p.Output())
+	}
+	h, err = apiClient(t, ctx, dataDir).Health(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := h.Subsystems["tray"].State; got != "ok" {
+		t.Errorf("/health tray after the host came = %q, want ok", got)
+	}
+	if err := item.Click(ctx, "Quit"); err != nil {
+		t.Fatal(err)
+	}
+	if code, err := p.Wait(ctx); err != nil || code != 0 {
+		t.Fatalf("exit %d, %v\n%s", code, err, p.Output())
 	}
 }

@@ -12,7 +12,7 @@ build_pkgs=(gcc g++ pkg-config libgl1-mesa-dev xorg-dev libx11-dev libxtst-dev
   libxkbcommon-dev libxkbcommon-x11-dev libx11-xcb-dev libxcb-xkb-dev libpng-dev
   libwayland-dev wayland-protocols)
 # Run: a session bus for the tray.
-run_pkgs=(dbus dbus-x11)
+run_pkgs=(dbus dbus-x11 libgl1-mesa-dri)
 # Test: a real X server, window manager and window tools.
 test_pkgs=(xvfb openbox xdotool x11-utils)
 

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -116,4 +117,22 @@ func TestReportBenchNumbers(t *testing.T) {
 	if st, err := os.Stat(filepath.Join(d, FileName)); err == nil {
 		t.Logf("database size at 1M: %.1f MB", float64(st.Size())/1e6)
 	}
+}
+
+// TestBenchWorldLog prints the world log's figures for `make bench`.
+func TestBenchWorldLog(t *testing.T) {
+	if os.Getenv("SPIRIT_BENCH") != "1" {
+		t.Skip("set SPIRIT_BENCH=1 (make bench) to measure")
+	}
+	ctx := t.Context()
+	rate, err := BenchAppend(ctx, t.TempDir(), 5000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("BENCH worldlog_append_per_s %.0f appends/s\n", rate)
+	ms, err := BenchCheckAt(ctx, t.TempDir(), 1_000_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("BENCH worldlog_check_ms_1m %.3f ms\n", ms)
 }
