@@ -162,11 +162,13 @@ func (g *gui) showOrb() {
 	g.mu.Lock()
 	g.orbXID = id
 	g.mu.Unlock()
-	g.dockOrb()
 	if g.desk != nil && id != 0 {
 		if err := g.desk.PrepareFloating(id, false); err != nil {
 			g.log.Warn("orb window hints", "err", err)
 		}
+	}
+	g.dockOrb()
+	if g.desk != nil && id != 0 {
 		g.rootChanged(platform.ActiveChanged)
 	}
 }
