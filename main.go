@@ -35,6 +35,9 @@ Usage:
   spirit doctor                   check display, tray, microphone, screen capture,
                                   speech model, model provider and database
   spirit world tail [-n N] [-f]   print the world log (-f: keep following)
+  spirit model list               show the speech models and which are installed
+  spirit model download [NAME]    download a speech model (tiny.en, base.en, small.en)
+  spirit eval intents FILE        run spoken-command cases (JSON lines) and report
   spirit version                  print the version
 
 Every command accepts --data-dir DIR (default: $SPIRIT_DATA_DIR, else the
@@ -61,6 +64,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runDoctor(ctx, args, stdout, stderr)
 	case "world":
 		err = runWorld(ctx, args, stdout, stderr)
+	case "model":
+		err = runModel(ctx, args, stdout, stderr)
+	case "eval":
+		err = runEval(args, stdout, stderr)
 	case "version":
 		fmt.Fprintf(stdout, "spirit %s (%s, %s/%s)\n", version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 	case "help":

@@ -22,6 +22,7 @@ import (
 const (
 	settingListeningPaused = "listening.paused"
 	settingWatchingPaused  = "watching.paused"
+	settingPauseHotkey     = "hotkey.pause_listening" // "Ctrl+Alt+P" by default; "off" disables
 )
 
 // Presenter shows Spirit to the lawyer: the GUI, or the log when headless.

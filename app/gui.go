@@ -53,6 +53,7 @@ type gui struct {
 	orbXID       uint32
 	lastOther    uint32 // the last focused window that is not Spirit's
 	panelVisible bool
+	hotkey       string // the grabbed pause hotkey, for Settings
 	bubble       *ui.Bubble
 	bubbleID     int64
 	queue        []store.Nudge
@@ -136,9 +137,36 @@ func (g *gui) started() {
 		if err := g.desk.WatchRoot(g.ctx, g.rootChanged); err != nil {
 			g.log.Warn("cannot follow screen changes; the orb docks only when shown", "err", err)
 		}
+		g.grabHotkey()
 	}
 	g.showOrb()
 	g.log.Info("orb shown", "tray", string(g.trayState))
+}
+
+// DefaultPauseHotkey toggles listening from anywhere.
+const DefaultPauseHotkey = "Ctrl+Alt+P"
+
+// grabHotkey installs the global pause-listening shortcut.
+func (g *gui) grabHotkey() {
+	text := DefaultPauseHotkey
+	if v, ok, err := g.core.store.Setting(g.ctx, settingPauseHotkey); err == nil && ok {
+		text = v
+	}
+	if text == "" || text == "off" {
+		return
+	}
+	hk, err := platform.ParseHotkey(text)
+	if err == nil {
+		err = g.desk.GrabHotkey(g.ctx, hk, func() {
+			g.toggle(g.core.SetListeningPaused, !g.core.Status().ListeningPaused)
+		})
+	}
+	if err != nil {
+		g.log.Warn("no global pause hotkey", "hotkey", text, "err", err)
+		return
+	}
+	g.hotkey = hk.String()
+	g.log.Info("global hotkey toggles listening", "hotkey", g.hotkey)
 }
 
 // xid is the X11 window id of w, or 0 elsewhere.

@@ -494,3 +494,42 @@ func TestNoTrayHostThenOne(t *testing.T) {
 		t.Fatalf("exit %d, %v\n%s", code, err, p.Output())
 	}
 }
+
+// TestPauseHotkey: the global shortcut pauses and resumes listening from any window.
+func TestPauseHotkey(t *testing.T) {
+	d := newDesk(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	dataDir := t.TempDir()
+	work := newFocusedWindow(t, ctx, d.disp, "Lawyer's brief")
+	p := d.start(t, ctx, dataDir, nil)
+	item, err := d.host.WaitItem(ctx)
+	if err != nil {
+		t.Fatalf("tray: %v\n%s", err, p.Output())
+	}
+	wa, _ := d.disp.WorkArea()
+	d.waitOrb(t, ctx, dockedAt(wa))
+	work.waitFocused(t, ctx)
+	c := apiClient(t, ctx, dataDir)
+	for _, want := range []string{"paused", "on"} {
+		// The grab is in place once the app logged it; poll /health for the result.
+		key := exec.CommandContext(ctx, "xdotool", "key", "ctrl+alt+p")
+		key.Env = append(os.Environ(), d.disp.Env()...)
+		if out, err := key.CombinedOutput(); err != nil {
+			t.Fatalf("xdotool: %v\n%s", err, out)
+		}
+		err := desktoptest.Poll(ctx, func() (bool, error) {
+			h, err := c.Health(ctx)
+			return err == nil && h.Subsystems["listening"].State == want, nil
+		})
+		if err != nil {
+			t.Fatalf("listening never became %q after the hotkey: %v\n%s", want, err, p.Output())
+		}
+	}
+	if err := item.Click(ctx, "Quit"); err != nil {
+		t.Fatal(err)
+	}
+	if code, err := p.Wait(ctx); err != nil || code != 0 {
+		t.Fatalf("exit %d, %v", code, err)
+	}
+}

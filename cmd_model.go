@@ -1,0 +1,119 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spirit-app/spirit/platform"
+	"github.com/spirit-app/spirit/voice/intent"
+	"github.com/spirit-app/spirit/voice/model"
+)
+
+func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || (args[0] != "list" && args[0] != "download") {
+		fmt.Fprintln(stderr, "spirit: usage: spirit model list | spirit model download [tiny.en|base.en|small.en]")
+		return errUsage
+	}
+	sub := args[0]
+	fs, dataDir := flags("model "+sub, stderr)
+	if err := fs.Parse(args[1:]); err != nil {
+		return errUsage
+	}
+	quiet(stderr)
+	dir, err := platform.DataDir(*dataDir)
+	if err != nil {
+		return err
+	}
+	if sub == "list" {
+		installed := map[string]bool{}
+		for _, p := range model.Installed(dir) {
+			installed[filepath.Base(p)] = true
+		}
+		for _, m := range model.Catalog() {
+			mark := " "
+			if installed[m.File()] {
+				mark = "*"
+			}
+			fmt.Fprintf(stdout, "%s %-9s %8s  %s\n", mark, m.Name, m.Approx, m.Note)
+		}
+		fmt.Fprintf(stdout, "\n* installed in %s\n", model.Dir(dir))
+		return nil
+	}
+
+	name := model.Default
+	if fs.NArg() > 1 {
+		fmt.Fprintln(stderr, "spirit: download one model at a time")
+		return errUsage
+	}
+	if fs.NArg() == 1 {
+		name = fs.Arg(0)
+	}
+	m, err := model.Lookup(name)
+	if err != nil {
+		return err
+	}
+	base := envOr("SPIRIT_MODEL_URL", model.DefaultBaseURL)
+	fmt.Fprintf(stderr, "Downloading %s (%s) into %s\n", m.Name, m.Approx, model.Dir(dir))
+	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, ResponseHeaderTimeout: 30 * time.Second}}
+	path, err := model.Download(ctx, client, base, m, dir, progressBar(stderr))
+	fmt.Fprintln(stderr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Installed %s (checksum verified)\n", path)
+	return nil
+}
+
+// progressBar draws a one-line bar on a terminal, plain lines elsewhere.
+func progressBar(w io.Writer) model.Progress {
+	tty := false
+	if f, ok := w.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode()&os.ModeCharDevice != 0 {
+			tty = true
+		}
+	}
+	start := time.Now()
+	return func(done, total int64) {
+		mb := float64(done) / (1 << 20)
+		rate := mb / max(time.Since(start).Seconds(), 0.001)
+		if total <= 0 {
+			fmt.Fprintf(w, "\r%.1f MiB (%.1f MiB/s)", mb, rate)
+			return
+		}
+		frac := float64(done) / float64(total)
+		const width = 30
+		bar := strings.Repeat("█", int(frac*width)) + strings.Repeat("░", width-int(frac*width))
+		line := fmt.Sprintf("%s %5.1f%%  %.1f/%.1f MiB  %.1f MiB/s", bar, 100*frac, mb, float64(total)/(1<<20), rate)
+		if tty {
+			fmt.Fprint(w, "\r"+line)
+		} else {
+			fmt.Fprintln(w, line)
+		}
+	}
+}
+
+func runEval(args []string, stdout, stderr io.Writer) error {
+	if len(args) != 2 || args[0] != "intents" {
+		fmt.Fprintln(stderr, "spirit: usage: spirit eval intents FILE")
+		return errUsage
+	}
+	f, err := os.Open(args[1])
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, failed, err := intent.Eval(f, stdout)
+	if err != nil {
+		return err
+	}
+	if failed > 0 {
+		return errProblems
+	}
+	return nil
+}

@@ -1,0 +1,142 @@
+package intent
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// publicCases is shared/cases/intents.jsonl seen from this package's folder.
+var publicCases = filepath.Join("..", "..", "..", "shared", "cases", "intents.jsonl")
+
+// ownCases are cases written for this package, none of them in publicCases.
+const ownCases = "testdata/own_intents.jsonl"
+
+func evalFile(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if os.IsNotExist(err) {
+		t.Skipf("no cases file at %s (the shared cases folder is not checked out here)", path)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out strings.Builder
+	passed, failed, err := Eval(f, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s: %d passed, %d failed", path, passed, failed)
+	if failed != 0 || passed == 0 {
+		t.Errorf("Eval(%s):\n%s", path, out.String())
+	}
+}
+
+func TestPublicCases(t *testing.T) { evalFile(t, publicCases) }
+
+func TestOwnCases(t *testing.T) { evalFile(t, ownCases) }
+
+// TestOwnCasesKeepOffset is stricter than the README's comparison (instants):
+// the due time must also carry now's UTC offset, as the app shows it.
+func TestOwnCasesKeepOffset(t *testing.T) {
+	for _, c := range readCases(t, ownCases) {
+		var want *string
+		if c.Expect.Due == nil || json.Unmarshal(c.Expect.Due, &want) != nil || want == nil {
+			continue
+		}
+		got, _, err := c.Check()
+		if err != nil || got.Due == nil {
+			t.Errorf("%s: %v, due %v", c.ID, err, got.Due)
+			continue
+		}
+		w, err := time.Parse(time.RFC3339, *want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, wantOff := w.Zone()
+		_, gotOff := got.Due.Zone()
+		if !w.Equal(*got.Due) || gotOff != wantOff {
+			t.Errorf("%s: due %s, want %s", c.ID, got.Due.Format(time.RFC3339), *want)
+		}
+	}
+}
+
+// TestOwnCasesAreNew keeps the two files apart: a case copied from the
+// public file would prove nothing about unseen speech.
+func TestOwnCasesAreNew(t *testing.T) {
+	if _, err := os.Stat(publicCases); err != nil {
+		t.Skipf("no public cases: %v", err)
+	}
+	public := map[string]bool{}
+	for _, c := range readCases(t, publicCases) {
+		public[normTask(c.Text)] = true
+	}
+	own := readCases(t, ownCases)
+	if len(own) < 40 {
+		t.Errorf("%d own cases, want at least 40", len(own))
+	}
+	for _, c := range own {
+		if public[normTask(c.Text)] {
+			t.Errorf("%s repeats a public case: %q", c.ID, c.Text)
+		}
+	}
+}
+
+func readCases(t *testing.T, path string) []Case {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var cs []Case
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var c Case
+		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		cs = append(cs, c)
+	}
+	return cs
+}
+
+func TestEvalReport(t *testing.T) {
+	in := strings.Join([]string{
+		`{"id":"ok","now":"2026-01-14T09:40:00-05:00","text":"remind me to file the motion at 5","expect":{"intent":"remind","task":"File the motion.","due":"2026-01-14T22:00:00Z"}}`,
+		`{"id":"null-due","now":"2026-01-14T09:40:00-05:00","text":"remind me to file the motion","expect":{"intent":"remind","due":null}}`,
+		``,
+		`{"id":"unchecked-fields","now":"2026-01-14T09:40:00-05:00","text":"snooze","expect":{"intent":"snooze"}}`,
+		`{"id":"wrong","now":"2026-01-14T09:40:00-05:00","text":"remind me to call Ann at 5","expect":{"intent":"remind","task":"call Bob","due":null}}`,
+		`{"id":"bad-now","now":"yesterday","text":"snooze","expect":{"intent":"snooze"}}`,
+		`not json`,
+	}, "\n")
+	var out strings.Builder
+	passed, failed, err := Eval(strings.NewReader(in), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if passed != 3 || failed != 3 {
+		t.Errorf("passed %d, failed %d; want 3, 3\n%s", passed, failed, out.String())
+	}
+	report := out.String()
+	for _, want := range []string{
+		`FAIL wrong: "remind me to call Ann at 5"`,
+		`task: want "call Bob", got "call Ann"`,
+		`due: want null, got 2026-01-14T17:00:00-05:00`,
+		`FAIL bad-now:`,
+	} {
+		if !strings.Contains(report, want) {
+			t.Errorf("report lacks %q:\n%s", want, report)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^3 passed, 3 failed\n\z`).MatchString(report) {
+		t.Errorf("report does not end with the summary line:\n%s", report)
+	}
+}

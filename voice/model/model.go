@@ -1,0 +1,234 @@
+// Package model finds, downloads and verifies whisper.cpp speech models.
+package model
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// DefaultBaseURL is the whisper.cpp model repository on Hugging Face.
+const DefaultBaseURL = "https://huggingface.co/ggerganov/whisper.cpp/resolve/main"
+
+// Model is one downloadable speech model.
+type Model struct {
+	Name   string // "base.en"
+	SHA1   string // from whisper.cpp's models/README.md
+	Approx string // size for people
+	Note   string
+}
+
+// File is the model's file name in the repository and in the models folder.
+func (m Model) File() string { return "ggml-" + m.Name + ".bin" }
+
+// Catalog lists the English models Spirit offers; base.en is the default.
+var catalog = []Model{
+	{Name: "tiny.en", SHA1: "c78c86eb1a8faa21b369bcd33207cc90d64ae9df", Approx: "75 MiB", Note: "fastest, least accurate"},
+	{Name: "base.en", SHA1: "137c40403d78fd54d454da0f9bd998f78703390c", Approx: "142 MiB", Note: "default: good for commands"},
+	{Name: "small.en", SHA1: "db8a495a91d927739e50b3fc1cc4c6b8f6c2d022", Approx: "466 MiB", Note: "more accurate, slower"},
+}
+
+// Default is the model Spirit suggests.
+const Default = "base.en"
+
+// Catalog returns the models Spirit can download.
+func Catalog() []Model { return append([]Model(nil), catalog...) }
+
+// Lookup finds a model by name.
+func Lookup(name string) (Model, error) {
+	for _, m := range catalog {
+		if m.Name == name {
+			return m, nil
+		}
+	}
+	names := make([]string, len(catalog))
+	for i, m := range catalog {
+		names[i] = m.Name
+	}
+	return Model{}, fmt.Errorf("unknown model %q (choose one of %v)", name, names)
+}
+
+// Dir is where models live inside Spirit's data directory.
+func Dir(dataDir string) string { return filepath.Join(dataDir, "models") }
+
+// Installed lists model files present in dir, best (largest catalog entry) first.
+func Installed(dataDir string) []string {
+	var out []string
+	for i := len(catalog) - 1; i >= 0; i-- {
+		p := filepath.Join(Dir(dataDir), catalog[i].File())
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			out = append(out, p)
+		}
+	}
+	others, _ := filepath.Glob(filepath.Join(Dir(dataDir), "ggml-*.bin"))
+	sort.Strings(others)
+	for _, p := range others {
+		if !contains(out, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Find returns the model file Spirit should load: the one named by
+// preferred if installed, else the best installed one.
+func Find(dataDir, preferred string) (string, error) {
+	if preferred != "" {
+		if m, err := Lookup(preferred); err == nil {
+			p := filepath.Join(Dir(dataDir), m.File())
+			if _, err := os.Stat(p); err == nil {
+				return p, nil
+			}
+		}
+	}
+	if inst := Installed(dataDir); len(inst) > 0 {
+		return inst[0], nil
+	}
+	return "", ErrNoModel
+}
+
+// ErrNoModel means no speech model is installed.
+var ErrNoModel = errors.New("no speech model: run `spirit model download " + Default + "`")
+
+// Progress reports bytes done of total (total is 0 when unknown).
+type Progress func(done, total int64)
+
+// Download fetches m into dataDir/models, resuming a partial download and
+// checking the SHA-1 before the file takes its final name, so a model on
+// disk is always a whole, verified one.
+func Download(ctx context.Context, client *http.Client, baseURL string, m Model, dataDir string, progress Progress) (string, error) {
+	if client == nil {
+		client = http.DefaultClient
+	}
+	dir := Dir(dataDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("create models folder: %w", err)
+	}
+	final := filepath.Join(dir, m.File())
+	part := final + ".part"
+
+	f, err := os.OpenFile(part, os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return "", fmt.Errorf("open %s: %w", part, err)
+	}
+	defer f.Close()
+	have, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		return "", fmt.Errorf("seek %s: %w", part, err)
+	}
+
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, baseURL+"/"+m.File(), nil)
+	if err != nil {
+		return "", err
+	}
+	if have > 0 {
+		req.Header.Set("Range", "bytes="+strconv.FormatInt(have, 10)+"-")
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return "", fmt.Errorf("download %s: %w", m.Name, err)
+	}
+	defer resp.Body.Close()
+
+	var total int64
+	switch {
+	case resp.StatusCode == http.StatusPartialContent && have > 0:
+		total = have + resp.ContentLength
+	case resp.StatusCode == http.StatusOK:
+		// The server ignored the range: start over.
+		if err := f.Truncate(0); err != nil {
+			return "", err
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return "", err
+		}
+		have, total = 0, resp.ContentLength
+	case resp.StatusCode == http.StatusRequestedRangeNotSatisfiable && have > 0:
+		total = have // already complete: verify below
+	default:
+		return "", fmt.Errorf("download %s: server answered %s", m.Name, resp.Status)
+	}
+	if resp.StatusCode != http.StatusRequestedRangeNotSatisfiable {
+		w := &progressWriter{w: f, done: have, total: total, report: progress}
+		if _, err := io.Copy(w, resp.Body); err != nil {
+			return "", fmt.Errorf("download %s (kept %d bytes to resume): %w", m.Name, w.done, err)
+		}
+		w.flush()
+		if total > 0 && w.done != total {
+			return "", fmt.Errorf("download %s: got %d of %d bytes (run the command again to resume)", m.Name, w.done, total)
+		}
+	}
+	if err := f.Sync(); err != nil {
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		return "", err
+	}
+	sum, err := fileSHA1(part)
+	if err != nil {
+		return "", err
+	}
+	if sum != m.SHA1 {
+		os.Remove(part) // a corrupt file must not be resumed
+		return "", fmt.Errorf("download %s: checksum %s does not match %s; the file was removed, try again", m.Name, sum, m.SHA1)
+	}
+	if err := os.Rename(part, final); err != nil {
+		return "", fmt.Errorf("install %s: %w", final, err)
+	}
+	return final, nil
+}
+
+func fileSHA1(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha1.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("checksum %s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// progressWriter reports progress at most a few times a second.
+type progressWriter struct {
+	w           io.Writer
+	done, total int64
+	report      Progress
+	last        time.Time
+}
+
+func (p *progressWriter) Write(b []byte) (int, error) {
+	n, err := p.w.Write(b)
+	p.done += int64(n)
+	if p.report != nil && time.Since(p.last) > 200*time.Millisecond {
+		p.last = time.Now()
+		p.report(p.done, p.total)
+	}
+	return n, err
+}
+
+func (p *progressWriter) flush() {
+	if p.report != nil {
+		p.report(p.done, p.total)
+	}
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
