@@ -85,7 +85,7 @@ if built; then
 fi
 
 need_tools() {
-  local missing=() t
+  local missing=()
   command -v cmake >/dev/null || missing+=(cmake)
   command -v g++ >/dev/null || missing+=(g++)
   command -v make >/dev/null || missing+=(make)
@@ -167,10 +167,22 @@ else
 fi
 
 rm -f "$stamp"
-log "building whisper.cpp $version in $src/build (takes 2-3 minutes the first time)"
+# A cache restored to another path (CI, a moved home) keeps a CMake cache
+# that names the old one and that CMake refuses: start that build afresh.
+if [ -f "$src/build/CMakeCache.txt" ] &&
+  ! grep -qxF "CMAKE_HOME_DIRECTORY:INTERNAL=$src" "$src/build/CMakeCache.txt"; then
+  log "build directory was made elsewhere; rebuilding"
+  rm -rf "$src/build"
+fi
+log "building whisper.cpp $version in $src/build (35 s to 3 min on 2 cores; log: $dir/build.log)"
 start=$SECONDS
-cmake -S "$src" -B "$src/build" "${cmake_flags[@]}" >&2
-cmake --build "$src/build" -j"${WHISPER_JOBS:-2}" --target whisper >&2
+# The compiler's output (warnings included) goes to the log, not the
+# terminal; on failure its tail is shown.
+if ! { cmake -S "$src" -B "$src/build" "${cmake_flags[@]}" &&
+  cmake --build "$src/build" -j"${WHISPER_JOBS:-2}" --target whisper; } >"$dir/build.log" 2>&1; then
+  tail -n 30 "$dir/build.log" >&2
+  die "build failed; full log in $dir/build.log"
+fi
 for l in "${libs[@]}"; do [ -f "$l" ] || die "build finished but $l is missing"; done
 echo "$want_stamp" >"$stamp"
 log "built in $((SECONDS - start)) s; cached in $dir"
