@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-const nudgeCols = `id, created, kind, message, action_prompt, state, answer, updated`
+const nudgeCols = `id, created, kind, message, action_prompt, state, answer, updated, subject`
 
 // CreateNudge records a nudge as shown and returns it as stored. ID, State,
 // Answer and the times of n are ignored.
@@ -18,10 +18,10 @@ func (s *Store) CreateNudge(ctx context.Context, n Nudge) (Nudge, error) {
 		return Nudge{}, fmt.Errorf("create nudge: %w: kind and message are required", ErrInvalid)
 	}
 	ts, ms := s.now()
-	out := Nudge{Created: ts, Kind: n.Kind, Message: n.Message, ActionPrompt: n.ActionPrompt, State: NudgeShown, Updated: ts}
+	out := Nudge{Created: ts, Kind: n.Kind, Message: n.Message, ActionPrompt: n.ActionPrompt, Subject: n.Subject, State: NudgeShown, Updated: ts}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO nudges (created, kind, message, action_prompt, state, answer, updated)
-			VALUES (?, ?, ?, ?, 'shown', '', ?)`, ms, n.Kind, n.Message, n.ActionPrompt, ms)
+		res, err := tx.ExecContext(ctx, `INSERT INTO nudges (created, kind, message, action_prompt, state, answer, updated, subject)
+			VALUES (?, ?, ?, ?, 'shown', '', ?, ?)`, ms, n.Kind, n.Message, n.ActionPrompt, ms, n.Subject)
 		if err != nil {
 			return err
 		}
@@ -120,7 +120,7 @@ func scanNudge(sc scanner) (Nudge, error) {
 		n                Nudge
 		created, updated int64
 	)
-	err := sc.Scan(&n.ID, &created, &n.Kind, &n.Message, &n.ActionPrompt, &n.State, &n.Answer, &updated)
+	err := sc.Scan(&n.ID, &created, &n.Kind, &n.Message, &n.ActionPrompt, &n.State, &n.Answer, &updated, &n.Subject)
 	if err != nil {
 		return Nudge{}, err
 	}

@@ -286,7 +286,7 @@ func (s *Store) ReminderForNudge(ctx context.Context, nudgeID int64) (Reminder, 
 func (s *Store) OpenReminderFirings(ctx context.Context) ([]ReminderFiring, error) {
 	const q = `SELECT r.id, r.created, r.task, r.due, r.anchor, r.every, r.utc_offset, r.zone, r.state,
 			r.fired_at, r.fire_count, r.nudge_id, r.updated,
-			n.id, n.created, n.kind, n.message, n.action_prompt, n.state, n.answer, n.updated
+			n.id, n.created, n.kind, n.message, n.action_prompt, n.state, n.answer, n.updated, n.subject
 		FROM reminders r JOIN nudges n ON n.id = r.nudge_id
 		WHERE n.state = 'shown' AND r.state IN ('pending', 'fired')
 		ORDER BY n.id`
@@ -302,7 +302,7 @@ func (s *Store) OpenReminderFirings(ctx context.Context) ([]ReminderFiring, erro
 			nCreated, nUpdated int64
 		)
 		rr := rowScanner{rows: rows, extra: []any{&f.Nudge.ID, &nCreated, &f.Nudge.Kind, &f.Nudge.Message,
-			&f.Nudge.ActionPrompt, &f.Nudge.State, &f.Nudge.Answer, &nUpdated}}
+			&f.Nudge.ActionPrompt, &f.Nudge.State, &f.Nudge.Answer, &nUpdated, &f.Nudge.Subject}}
 		if f.Reminder, err = scanReminder(rr); err != nil {
 			return nil, fmt.Errorf("open reminder firings: %w", err)
 		}
@@ -454,8 +454,8 @@ func (s *Store) FireReminder(ctx context.Context, id int64, now time.Time, n Nud
 				return err
 			}
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO nudges (created, kind, message, action_prompt, state, answer, updated)
-			VALUES (?, ?, ?, ?, 'shown', '', ?)`, ms, n.Kind, n.Message, n.ActionPrompt, ms)
+		res, err := tx.ExecContext(ctx, `INSERT INTO nudges (created, kind, message, action_prompt, state, answer, updated, subject)
+			VALUES (?, ?, ?, ?, 'shown', '', ?, ?)`, ms, n.Kind, n.Message, n.ActionPrompt, ms, ReminderIdentifier(id))
 		if err != nil {
 			return err
 		}
@@ -463,7 +463,7 @@ func (s *Store) FireReminder(ctx context.Context, id int64, now time.Time, n Nud
 		if err != nil {
 			return err
 		}
-		nudge = Nudge{ID: nid, Created: ts, Kind: n.Kind, Message: n.Message, ActionPrompt: n.ActionPrompt, State: NudgeShown, Updated: ts}
+		nudge = Nudge{ID: nid, Created: ts, Kind: n.Kind, Message: n.Message, ActionPrompt: n.ActionPrompt, Subject: ReminderIdentifier(id), State: NudgeShown, Updated: ts}
 
 		state, due, what := ReminderFired, *r.Due, "fired"
 		if r.Every != Once {

@@ -125,6 +125,7 @@ type Nudge struct {
 	Kind         string     `json:"kind"` // glance, reminder, question, approval, help, info
 	Message      string     `json:"message"`
 	ActionPrompt string     `json:"action_prompt,omitempty"`
+	Subject      string     `json:"subject,omitempty"` // what it is about, e.g. "reminder:12"
 	State        NudgeState `json:"state"`
 	Answer       string     `json:"answer,omitempty"`
 	Updated      time.Time  `json:"updated"`
