@@ -59,6 +59,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var err error
 	switch cmd {
 	case "":
+		passiveOpenMP()
 		err = runSpirit(ctx, args, stderr)
 	case "doctor":
 		err = runDoctor(ctx, args, stdout, stderr)

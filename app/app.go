@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
+	"github.com/spirit-app/spirit/agents/reminders"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app/api"
 	"github.com/spirit-app/spirit/platform"
@@ -55,6 +57,7 @@ func Run(ctx context.Context, cfg Config) error {
 		return err
 	}
 	core.event(ctx, "system", "spirit", "started "+cfg.Version+" ("+mode(cfg.Headless)+")")
+	core.rem = reminders.New(st, core, reminders.Options{Logger: log})
 
 	srv := api.New(core, api.WithLogger(log))
 	addr, err := srv.Start(ctx, cfg.DataDir)
@@ -65,12 +68,32 @@ func Run(ctx context.Context, cfg Config) error {
 
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
+	var bg sync.WaitGroup
+	start := func() {
+		// Once a presenter is attached: put back what is still open, then
+		// let reminders fire.
+		core.presentOpen(runCtx)
+		bg.Add(2)
+		go func() {
+			defer bg.Done()
+			if err := core.rem.Run(runCtx); err != nil && runCtx.Err() == nil {
+				log.Error("reminders stopped", "err", err)
+			}
+		}()
+		go func() {
+			defer bg.Done()
+			core.maintain(runCtx)
+		}()
+	}
 	if cfg.Headless {
 		core.SetPresenter(headless{log: log})
+		start()
 		<-runCtx.Done()
-	} else if err := runGUI(runCtx, core, log); err != nil {
+	} else if err := runGUI(runCtx, core, log, start); err != nil {
 		log.Error("user interface", "err", err)
 	}
+	stop()
+	bg.Wait()
 
 	// Shut down with a fresh context: ctx may already be cancelled.
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)

@@ -8,13 +8,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/spirit-app/spirit/agents/reminders"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app/api"
+	"github.com/spirit-app/spirit/app/ui"
 	"github.com/spirit-app/spirit/voice/intent"
 )
 
@@ -23,6 +26,9 @@ const (
 	settingListeningPaused = "listening.paused"
 	settingWatchingPaused  = "watching.paused"
 	settingPauseHotkey     = "hotkey.pause_listening" // "Ctrl+Alt+P" by default; "off" disables
+	settingWakePhrase      = "voice.wake_phrase"      // empty: no wake phrase needed
+	settingTranscriptDays  = "voice.transcript_days"  // how long transcripts are kept
+	defaultTranscriptDays  = 7
 )
 
 // Presenter shows Spirit to the lawyer: the GUI, or the log when headless.
@@ -36,6 +42,10 @@ type Presenter interface {
 	NudgeClosed(id int64)
 	// Show brings Spirit forward (a second instance was started).
 	Show()
+	// Notify shows a desktop notification.
+	Notify(title, body string)
+	// OpenReminders opens the Reminders window.
+	OpenReminders()
 	// Subsystems reports the UI's own parts for /health.
 	Subsystems() map[string]api.Subsystem
 }
@@ -63,6 +73,7 @@ func (s Status) Line() string {
 // tray and orb, the local API, voice. It implements api.Backend.
 type Core struct {
 	store   *store.Store
+	rem     *reminders.Scheduler
 	version string
 	started time.Time
 	now     func() time.Time
@@ -72,7 +83,7 @@ type Core struct {
 	status    Status
 	presenter Presenter
 
-	says, nudgesShown, responses atomic.Int64
+	says, nudgesShown, responses, heard, commands atomic.Int64
 }
 
 var _ api.Backend = (*Core)(nil)
@@ -167,6 +178,8 @@ func (c *Core) Health(ctx context.Context) api.Health {
 			"say_commands":    c.says.Load(),
 			"nudges_shown":    c.nudgesShown.Load(),
 			"nudge_responses": c.responses.Load(),
+			"utterances":      c.heard.Load(),
+			"voice_commands":  c.commands.Load(),
 		},
 	}
 	if counts, err := c.store.Counts(ctx); err != nil {
@@ -201,31 +214,47 @@ func (c *Core) World(ctx context.Context, since int64, limit int) ([]store.Entry
 // Say implements api.Backend: text handled as if spoken.
 func (c *Core) Say(ctx context.Context, text string) (api.SayResult, error) {
 	c.says.Add(1)
+	now := c.now()
+	in := intent.ParseWith(text, now, c.parseOptions(ctx))
 	c.event(ctx, "user", "say", text)
-	in := intent.Parse(text, c.now())
-	res := api.SayResult{Intent: string(in.Kind)}
-	var err error
-	switch in.Kind {
-	case intent.PauseListening:
-		err = c.SetListeningPaused(ctx, true, "say")
-		res.Handled, res.Reply = true, "Listening paused."
-	case intent.PauseWatching:
-		err = c.SetWatchingPaused(ctx, true, "say")
-		res.Handled, res.Reply = true, "Watching paused."
-	case intent.Resume:
-		if err = c.SetListeningPaused(ctx, false, "say"); err == nil {
-			err = c.SetWatchingPaused(ctx, false, "say")
+	return c.handle(ctx, in, now, "say")
+}
+
+// Heard handles an utterance transcribed at at. Ambient speech is kept only
+// as a transcript (deleted after the retention period), never in the world log.
+func (c *Core) Heard(ctx context.Context, text string, at time.Time) (api.SayResult, error) {
+	in := intent.ParseWith(text, at, c.parseOptions(ctx))
+	c.heard.Add(1)
+	if days := c.retentionDays(ctx); days > 0 {
+		if _, err := c.store.AddTranscript(ctx, store.Transcript{TS: at, Text: text, Intent: string(in.Kind)}); err != nil {
+			c.log.Error("keep transcript", "err", err)
 		}
-		res.Handled, res.Reply = true, "Listening and watching again."
-	case intent.None:
-		res.Reply = "Nothing to do."
-	default:
-		res.Reply = "Spirit heard a " + string(in.Kind) + " command; that command is not handled yet."
 	}
-	if err != nil {
-		return api.SayResult{}, err
+	if in.Kind == intent.None {
+		return api.SayResult{Intent: string(in.Kind), Reply: "Nothing to do."}, nil
 	}
-	return res, nil
+	c.commands.Add(1)
+	c.event(ctx, "voice", "command", string(in.Kind)+": "+text)
+	return c.handle(ctx, in, at, "voice")
+}
+
+// parseOptions reads the wake-phrase setting (off by default).
+func (c *Core) parseOptions(ctx context.Context) intent.ParseOptions {
+	var o intent.ParseOptions
+	if v, ok, err := c.store.Setting(ctx, settingWakePhrase); err == nil && ok && strings.TrimSpace(v) != "" {
+		o.RequireWake, o.WakePhrase = true, strings.TrimSpace(v)
+	}
+	return o
+}
+
+// retentionDays is how long transcripts are kept; 0 keeps none.
+func (c *Core) retentionDays(ctx context.Context) int {
+	if v, ok, err := c.store.Setting(ctx, settingTranscriptDays); err == nil && ok {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+			return n
+		}
+	}
+	return defaultTranscriptDays
 }
 
 // Notify implements api.Backend: a nudge from a local integration.
@@ -252,20 +281,34 @@ func (c *Core) Nudges(ctx context.Context) ([]store.Nudge, error) {
 	return c.store.Nudges(ctx, store.NudgeShown, store.NudgeSnoozed)
 }
 
-// RespondNudge implements api.Backend; the bubble answers through it too.
+// RespondNudge implements api.Backend.
 func (c *Core) RespondNudge(ctx context.Context, id int64, action, text string) (store.Nudge, error) {
-	var state store.NudgeState
 	switch action {
-	case api.ActionAccept:
-		state = store.NudgeAccepted
+	case api.ActionAccept, api.ActionDismiss, api.ActionSnooze:
+	default:
+		return store.Nudge{}, fmt.Errorf("unknown action %q: %w", action, api.ErrBadRequest)
+	}
+	return c.Answer(ctx, id, action, text)
+}
+
+// Answer records the lawyer's answer to nudge id — an API action or one of
+// the bubble's own choices — and then acts on it.
+func (c *Core) Answer(ctx context.Context, id int64, choice, text string) (store.Nudge, error) {
+	if choice == ui.ChoiceReply {
+		choice = api.ActionAccept // typed text is a yes, with instructions
+	}
+	state := store.NudgeAccepted
+	switch choice {
 	case api.ActionDismiss:
 		state = store.NudgeDismissed
 	case api.ActionSnooze:
 		state = store.NudgeSnoozed
-	default:
-		return store.Nudge{}, fmt.Errorf("unknown action %q: %w", action, api.ErrBadRequest)
 	}
-	n, err := c.store.RespondNudge(ctx, id, state, text)
+	answer := text
+	if choice != api.ActionAccept && choice != api.ActionDismiss && choice != api.ActionSnooze {
+		answer = strings.TrimSpace(choice + " " + text)
+	}
+	n, err := c.store.RespondNudge(ctx, id, state, answer)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		return store.Nudge{}, fmt.Errorf("nudge %d: %w", id, api.ErrNotFound)
@@ -275,7 +318,7 @@ func (c *Core) RespondNudge(ctx context.Context, id int64, action, text string) 
 		return store.Nudge{}, err
 	}
 	c.responses.Add(1)
-	line := action
+	line := choice
 	if text != "" {
 		line += ": " + text
 	}
@@ -283,7 +326,21 @@ func (c *Core) RespondNudge(ctx context.Context, id int64, action, text string) 
 	if p := c.ui(); p != nil {
 		p.NudgeClosed(id)
 	}
+	if err := c.followUp(ctx, n, choice, text); err != nil {
+		// The answer is recorded; tell the lawyer what could not be done.
+		c.log.Error("act on answer", "nudge", id, "err", err)
+		c.nudge(ctx, store.Nudge{Kind: kindInfo, Message: "Spirit could not do that: " + plainError(err)})
+	}
 	return n, nil
+}
+
+// plainError drops wrapping prefixes a lawyer need not read.
+func plainError(err error) string {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 && i+2 < len(msg) {
+		msg = msg[i+2:]
+	}
+	return strings.TrimSuffix(msg, ".") + "."
 }
 
 // Show implements api.Backend.
@@ -292,4 +349,44 @@ func (c *Core) Show(context.Context) error {
 		p.Show()
 	}
 	return nil
+}
+
+// presentOpen shows the nudges still waiting for an answer, such as a
+// reminder that fired just before Spirit stopped.
+func (c *Core) presentOpen(ctx context.Context) {
+	open, err := c.store.Nudges(ctx, store.NudgeShown)
+	if err != nil {
+		c.log.Error("read open nudges", "err", err)
+		return
+	}
+	p := c.ui()
+	if p == nil {
+		return
+	}
+	// Oldest first, so the newest ends up in front.
+	for i := len(open) - 1; i >= 0; i-- {
+		p.ShowNudge(open[i])
+	}
+}
+
+// maintain deletes transcripts past their retention, now and every few hours.
+func (c *Core) maintain(ctx context.Context) {
+	t := time.NewTicker(6 * time.Hour)
+	defer t.Stop()
+	for {
+		days := c.retentionDays(ctx)
+		cutoff := c.now().AddDate(0, 0, -days)
+		if n, err := c.store.PurgeTranscripts(ctx, cutoff); err != nil {
+			if ctx.Err() == nil {
+				c.log.Error("purge transcripts", "err", err)
+			}
+		} else if n > 0 {
+			c.event(ctx, "system", "transcripts", fmt.Sprintf("deleted %d transcripts older than %d days", n, days))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

@@ -7,9 +7,12 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/spirit-app/spirit/agents/reminders"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app/api"
+	"github.com/spirit-app/spirit/app/ui"
 )
 
 // recorder is a Presenter that remembers what it was asked to show.
@@ -17,12 +20,16 @@ type recorder struct {
 	statuses []Status
 	shown    []store.Nudge
 	closed   []int64
+	notes    []string
+	opened   int
 }
 
 func (r *recorder) StatusChanged(s Status)               { r.statuses = append(r.statuses, s) }
 func (r *recorder) ShowNudge(n store.Nudge)              { r.shown = append(r.shown, n) }
 func (r *recorder) NudgeClosed(id int64)                 { r.closed = append(r.closed, id) }
 func (r *recorder) Show()                                {}
+func (r *recorder) Notify(title, body string)            { r.notes = append(r.notes, title+": "+body) }
+func (r *recorder) OpenReminders()                       { r.opened++ }
 func (r *recorder) Subsystems() map[string]api.Subsystem { return nil }
 
 func newTestCore(t *testing.T, dir string) (*Core, *store.Store) {
@@ -129,5 +136,100 @@ func TestNudgeLifecycle(t *testing.T) {
 	}
 	if _, err := c.RespondNudge(ctx, n.ID, "delete", ""); !errors.Is(err, api.ErrBadRequest) {
 		t.Errorf("bad action: %v, want ErrBadRequest", err)
+	}
+}
+
+func withReminders(c *Core, st *store.Store) {
+	c.rem = reminders.New(st, c, reminders.Options{Logger: c.log})
+}
+
+func TestSayRemindConfirmChangeAndCancel(t *testing.T) {
+	ctx := context.Background()
+	c, st := newTestCore(t, t.TempDir())
+	withReminders(c, st)
+	rec := &recorder{}
+	c.SetPresenter(rec)
+
+	res, err := c.Say(ctx, "remind me to call Marcy Howard tomorrow at 3pm")
+	if err != nil || res.Intent != "remind" {
+		t.Fatalf("Say = %+v, %v", res, err)
+	}
+	rs, err := st.Reminders(ctx)
+	if err != nil || len(rs) != 1 || rs[0].Task != "call Marcy Howard" || rs[0].Due == nil {
+		t.Fatalf("reminders %+v, %v", rs, err)
+	}
+	due := *rs[0].Due
+	if due.Hour() != 15 || !due.After(time.Now()) {
+		t.Fatalf("due %v, want tomorrow 15:00", due)
+	}
+	if len(rec.shown) != 1 || rec.shown[0].Kind != kindReminderConfirm ||
+		!strings.HasPrefix(rec.shown[0].Message, "Remind you to call Marcy Howard — tomorrow 3:00 PM") {
+		t.Fatalf("confirm bubble %+v", rec.shown)
+	}
+
+	// "at 4 instead" typed into the bubble moves it and asks again.
+	if _, err := c.Answer(ctx, rec.shown[0].ID, ui.ChoiceReply, "at 4 instead"); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := st.Reminder(ctx, rs[0].ID)
+	if r.Due == nil || r.Due.Hour() != 16 || r.Due.YearDay() != due.YearDay() {
+		t.Fatalf("after 'at 4 instead' due = %v, want the same day at 16:00", r.Due)
+	}
+	if last := rec.shown[len(rec.shown)-1]; last.Kind != kindReminderConfirm || !strings.Contains(last.Message, "4:00 PM") {
+		t.Fatalf("no new confirmation: %+v", last)
+	}
+
+	// "never mind" takes it back and withdraws its open bubble.
+	res, err = c.Say(ctx, "never mind")
+	if err != nil || !strings.Contains(res.Reply, "Cancelled") {
+		t.Fatalf("cancel: %+v, %v", res, err)
+	}
+	if r, _ := st.Reminder(ctx, rs[0].ID); r.State != store.ReminderCancelled {
+		t.Fatalf("state %s, want cancelled", r.State)
+	}
+	if open, _ := st.Nudges(ctx, store.NudgeShown); len(open) != 0 {
+		t.Fatalf("open nudges left: %+v", open)
+	}
+}
+
+func TestSayRemindWithoutTimeAsksWhen(t *testing.T) {
+	ctx := context.Background()
+	c, st := newTestCore(t, t.TempDir())
+	withReminders(c, st)
+	rec := &recorder{}
+	c.SetPresenter(rec)
+
+	if _, err := c.Say(ctx, "remind me to send Priya the closing checklist"); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.shown) != 1 || rec.shown[0].Kind != kindReminderWhen {
+		t.Fatalf("bubble %+v, want a when-question", rec.shown)
+	}
+	p := promptFor(rec.shown[0], time.Now())
+	if len(p.Choices) < 2 || !strings.HasPrefix(p.Choices[0].ID, choiceAtPrefix) {
+		t.Fatalf("quick choices %+v", p.Choices)
+	}
+	// The bubble's quick choice sets the time.
+	if _, err := c.Answer(ctx, rec.shown[0].ID, p.Choices[0].ID, ""); err != nil {
+		t.Fatal(err)
+	}
+	rs, _ := st.Reminders(ctx)
+	if len(rs) != 1 || rs[0].Due == nil || rs[0].State != store.ReminderPending {
+		t.Fatalf("reminder %+v", rs)
+	}
+	// Unintelligible time: asked again, nothing guessed.
+	if _, err := c.Say(ctx, "remind me to renew the bar membership"); err != nil {
+		t.Fatal(err)
+	}
+	ask := rec.shown[len(rec.shown)-1]
+	if _, err := c.RespondNudge(ctx, ask.ID, api.ActionAccept, "purple elephants"); err != nil {
+		t.Fatal(err)
+	}
+	if again := rec.shown[len(rec.shown)-1]; again.Kind != kindReminderWhen || !strings.Contains(again.Message, "didn't catch a time") {
+		t.Fatalf("no second question: %+v", again)
+	}
+	res, err := c.Say(ctx, "what are my reminders")
+	if err != nil || !strings.Contains(res.Reply, "send Priya the closing checklist") {
+		t.Fatalf("list: %+v, %v", res, err)
 	}
 }

@@ -48,6 +48,7 @@ type gui struct {
 	reminders, activity, settingsWindow fyne.Window
 	activityView                        *activityView
 	settingsView                        *settingsView
+	remindersView                       *remindersView
 
 	mu           sync.Mutex
 	orbXID       uint32
@@ -58,12 +59,14 @@ type gui struct {
 	bubbleID     int64
 	queue        []store.Nudge
 
-	quitOnce sync.Once
+	quitOnce  sync.Once
+	onStarted func()
 }
 
 // runGUI runs the Fyne app until Quit or until ctx ends.
-func runGUI(ctx context.Context, core *Core, log *slog.Logger) error {
-	g := &gui{core: core, log: log, ctx: ctx}
+// started runs once the orb is up, on its own goroutine.
+func runGUI(ctx context.Context, core *Core, log *slog.Logger, started func()) error {
+	g := &gui{core: core, log: log, ctx: ctx, onStarted: started}
 	g.fa = fyneapp.NewWithID(AppID)
 	g.fa.SetIcon(assets.Icon())
 	g.fa.Settings().SetTheme(ui.Theme{})
@@ -141,6 +144,9 @@ func (g *gui) started() {
 	}
 	g.showOrb()
 	g.log.Info("orb shown", "tray", string(g.trayState))
+	if g.onStarted != nil {
+		go g.onStarted()
+	}
 }
 
 // DefaultPauseHotkey toggles listening from anywhere.
@@ -377,6 +383,14 @@ func (g *gui) Show() {
 		}
 	})
 }
+
+// Notify implements Presenter with a desktop notification.
+func (g *gui) Notify(title, body string) {
+	g.fa.SendNotification(fyne.NewNotification(title, body))
+}
+
+// OpenReminders implements Presenter.
+func (g *gui) OpenReminders() { fyne.Do(g.showReminders) }
 
 // Subsystems implements Presenter.
 func (g *gui) Subsystems() map[string]api.Subsystem {

@@ -19,6 +19,14 @@ func (h headless) ShowNudge(n store.Nudge) {
 
 func (h headless) NudgeClosed(id int64) { h.log.Info("nudge closed", "id", id) }
 
+func (h headless) Notify(title, body string) {
+	h.log.Info("notification", "title", title, "body", body)
+}
+
+func (h headless) OpenReminders() {
+	h.log.Info("reminders window requested: headless Spirit has no window")
+}
+
 func (h headless) Show() { h.log.Info("show requested: headless Spirit has no window") }
 
 func (h headless) Subsystems() map[string]api.Subsystem {

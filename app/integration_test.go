@@ -533,3 +533,96 @@ func TestPauseHotkey(t *testing.T) {
 		t.Fatalf("exit %d, %v", code, err)
 	}
 }
+
+// TestSayRemindShowsBubble: a spoken-style command through the local API
+// ends in a stored reminder and a bubble beside the orb; answering the bubble
+// with "at 4 instead" moves the reminder.
+func TestSayRemindShowsBubble(t *testing.T) {
+	d := newDesk(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	dataDir := t.TempDir()
+	p := d.start(t, ctx, dataDir, nil)
+	item, err := d.host.WaitItem(ctx)
+	if err != nil {
+		t.Fatalf("tray: %v\n%s", err, p.Output())
+	}
+	wa, _ := d.disp.WorkArea()
+	orb := d.waitOrb(t, ctx, dockedAt(wa))
+	c := apiClient(t, ctx, dataDir)
+
+	res, err := c.Say(ctx, "remind me to call Marcy Howard tomorrow at 3pm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Intent != "remind" || !strings.Contains(res.Reply, "call Marcy Howard") {
+		t.Fatalf("say: %+v", res)
+	}
+	// The bubble sits left of the orb, level with it.
+	beside := func(w desktoptest.WindowInfo) bool {
+		return w.Viewable && w.Rect.Max.X <= orb.Rect.Min.X && w.Rect.Max.X >= orb.Rect.Min.X-20 &&
+			w.Rect.Min.Y <= orb.Rect.Max.Y && w.Rect.Max.Y >= orb.Rect.Min.Y
+	}
+	bubble, err := d.disp.WaitWindow(ctx, "Spirit nudge", beside)
+	if err != nil {
+		t.Fatalf("no bubble beside the orb %v: %v\n%s", orb.Rect, err, p.Output())
+	}
+	// The window maps before its first frame is drawn: wait for the text.
+	var img image.Image
+	colours := 0
+	err = desktoptest.Poll(ctx, func() (bool, error) {
+		var err error
+		img, err = d.disp.Screenshot()
+		if err == nil {
+			colours = distinctColours(img, bubble.Rect)
+		}
+		return colours >= 20, err
+	})
+	if err != nil {
+		t.Fatalf("bubble never showed rendered text (%d colours): %v", colours, err)
+	}
+	if dir := os.Getenv("SPIRIT_SCREENSHOTS"); dir != "" {
+		desktoptest.WritePNG(filepath.Join(dir, "bubble-reminder.png"), img)
+	}
+	nudges, err := c.Nudges(ctx)
+	if err != nil || len(nudges) != 1 || !strings.HasPrefix(nudges[0].Message, "Remind you to call Marcy Howard") {
+		t.Fatalf("open nudges %+v, %v", nudges, err)
+	}
+	if _, err := c.Respond(ctx, nudges[0].ID, api.ActionAccept, "at 4 instead"); err != nil {
+		t.Fatal(err)
+	}
+	err = desktoptest.Poll(ctx, func() (bool, error) {
+		ns, err := c.Nudges(ctx)
+		return err == nil && len(ns) == 1 && ns[0].ID != nudges[0].ID && strings.Contains(ns[0].Message, "4:00 PM"), err
+	})
+	if err != nil {
+		t.Fatalf("no new confirmation at 4:00 PM: %v", err)
+	}
+	if err := item.Click(ctx, "Quit"); err != nil {
+		t.Fatal(err)
+	}
+	if code, err := p.Wait(ctx); err != nil || code != 0 {
+		t.Fatalf("exit %d, %v", code, err)
+	}
+	st, err := store.OpenDir(ctx, dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rs, err := st.Reminders(ctx, store.ReminderPending)
+	if err != nil || len(rs) != 1 || rs[0].Task != "call Marcy Howard" || rs[0].Due == nil || rs[0].Due.Hour() != 16 {
+		t.Fatalf("stored reminders %+v, %v", rs, err)
+	}
+}
+
+func distinctColours(img image.Image, r image.Rectangle) int {
+	seen := map[color.RGBA]bool{}
+	r = r.Intersect(img.Bounds())
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			cr, cg, cb, _ := img.At(x, y).RGBA()
+			seen[color.RGBA{uint8(cr >> 8), uint8(cg >> 8), uint8(cb >> 8), 255}] = true
+		}
+	}
+	return len(seen)
+}

@@ -28,13 +28,11 @@ func (g *gui) window(slot *fyne.Window, title string, size fyne.Size, build func
 }
 
 func (g *gui) showReminders() {
-	w := g.window(&g.reminders, "Spirit · Reminders", fyne.NewSize(460, 320), func(fyne.Window) fyne.CanvasObject {
-		title := widget.NewLabelWithStyle("No reminders yet", fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
-		hint := widget.NewLabel("Say “remind me to call Marcy tomorrow at 3” and Spirit keeps it here. " +
-			"Spoken reminders arrive with Spirit's voice module.")
-		hint.Wrapping = fyne.TextWrapWord
-		return container.NewPadded(container.NewVBox(title, hint))
+	w := g.window(&g.reminders, "Spirit · Reminders", fyne.NewSize(560, 380), func(w fyne.Window) fyne.CanvasObject {
+		g.remindersView = newRemindersView(g, w)
+		return g.remindersView.content
 	})
+	g.remindersView.reload()
 	w.Show()
 	w.RequestFocus()
 }

@@ -138,7 +138,9 @@ func (b *Bubble) CreateRenderer() fyne.WidgetRenderer {
 	card.CornerRadius = 12
 	card.StrokeColor = p.Separator
 	card.StrokeWidth = 1
-	body := container.NewPadded(container.NewVBox(heading, msg, b.entry, buttons))
+	// Indent the heading like the label's text below it.
+	head := container.New(layout.NewCustomPaddedLayout(theme.Padding(), 0, theme.InnerPadding(), 0), heading)
+	body := container.NewPadded(container.NewVBox(head, msg, b.entry, buttons))
 	return widget.NewSimpleRenderer(container.NewStack(card, body))
 }
 
