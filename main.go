@@ -22,6 +22,7 @@ import (
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app"
 	"github.com/spirit-app/spirit/platform"
+	"github.com/spirit-app/spirit/voice/audio"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -35,6 +36,8 @@ Usage:
   spirit doctor                   check display, tray, microphone, screen capture,
                                   speech model, model provider and database
   spirit world tail [-n N] [-f]   print the world log (-f: keep following)
+  spirit listen --file speech.wav [--model FILE]
+                                  transcribe a 16-bit PCM WAV file and show the commands heard
   spirit model list               show the speech models and which are installed
   spirit model download [NAME]    download a speech model (tiny.en, base.en, small.en)
   spirit eval intents FILE        run spoken-command cases (JSON lines) and report
@@ -58,6 +61,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	var err error
 	switch cmd {
+	case audio.HelperCommand:
+		// The microphone runs in a child process of Spirit's own binary.
+		return audio.RunHelper()
+	case "listen":
+		err = runListen(ctx, args, stdout, stderr)
 	case "":
 		passiveOpenMP()
 		err = runSpirit(ctx, args, stderr)

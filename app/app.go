@@ -73,7 +73,16 @@ func Run(ctx context.Context, cfg Config) error {
 		// Once a presenter is attached: put back what is still open, then
 		// let reminders fire.
 		core.presentOpen(runCtx)
-		bg.Add(2)
+		v := startVoice(runCtx, core, cfg.DataDir)
+		core.mu.Lock()
+		core.voice = v
+		core.mu.Unlock()
+		core.voiceChanged()
+		bg.Add(3)
+		go func() {
+			defer bg.Done()
+			<-v.done
+		}()
 		go func() {
 			defer bg.Done()
 			if err := core.rem.Run(runCtx); err != nil && runCtx.Err() == nil {

@@ -54,19 +54,27 @@ type Presenter interface {
 type Status struct {
 	ListeningPaused bool
 	WatchingPaused  bool
+	Voice           string // the voice pipeline's state; "" before it starts
 }
 
-// Line is the tray's status line: "Listening · Watching", or what is paused.
+// Line is the tray's status line: "Listening · Watching", or what is paused
+// or missing ("No speech model · Watching").
 func (s Status) Line() string {
+	listening := "Listening"
 	switch {
-	case s.ListeningPaused && s.WatchingPaused:
-		return "Paused: not listening or watching"
 	case s.ListeningPaused:
-		return "Listening paused · Watching"
-	case s.WatchingPaused:
-		return "Listening · Watching paused"
+		listening = "Listening paused"
+	case s.Voice != "" && s.Voice != voiceCapturing && s.Voice != voiceLoading:
+		listening = strings.ToUpper(s.Voice[:1]) + s.Voice[1:]
 	}
-	return "Listening · Watching"
+	watching := "Watching"
+	if s.WatchingPaused {
+		watching = "Watching paused"
+	}
+	if s.ListeningPaused && s.WatchingPaused {
+		return "Paused: not listening or watching"
+	}
+	return listening + " · " + watching
 }
 
 // Core holds Spirit's state and the handlers every front end shares: the
@@ -74,6 +82,7 @@ func (s Status) Line() string {
 type Core struct {
 	store   *store.Store
 	rem     *reminders.Scheduler
+	voice   *voice
 	version string
 	started time.Time
 	now     func() time.Time
@@ -114,11 +123,22 @@ func (c *Core) ui() Presenter {
 	return c.presenter
 }
 
-// Status returns the current toggles.
+// Status returns the current toggles and voice state.
 func (c *Core) Status() Status {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.status
+	st, v := c.status, c.voice
+	c.mu.Unlock()
+	if v != nil {
+		st.Voice, _ = v.State()
+	}
+	return st
+}
+
+// voiceChanged tells the UI that the microphone or model state moved.
+func (c *Core) voiceChanged() {
+	if p := c.ui(); p != nil {
+		p.StatusChanged(c.Status())
+	}
 }
 
 // SetListeningPaused pauses or resumes listening, persists the choice and
@@ -139,9 +159,12 @@ func (c *Core) setToggle(ctx context.Context, key string, paused bool, by string
 	}
 	c.mu.Lock()
 	*field(&c.status) = paused
-	st := c.status
-	p := c.presenter
+	p, v := c.presenter, c.voice
 	c.mu.Unlock()
+	if key == settingListeningPaused && v != nil {
+		v.setPaused(paused) // the microphone is closed before we say so
+	}
+	st := c.Status()
 
 	what := strings.TrimSuffix(key, ".paused")
 	verb := "resumed"
@@ -171,7 +194,7 @@ func (c *Core) Health(ctx context.Context) api.Health {
 		Version:       c.version,
 		UptimeSeconds: time.Since(c.started).Seconds(),
 		Subsystems: map[string]api.Subsystem{
-			"listening": pausedState(st.ListeningPaused, "voice capture arrives with the voice module"),
+			"listening": c.listeningState(st),
 			"watching":  pausedState(st.WatchingPaused, "screen watching arrives with the screen module"),
 		},
 		Counters: map[string]int64{
@@ -197,6 +220,23 @@ func (c *Core) Health(ctx context.Context) api.Health {
 		}
 	}
 	return h
+}
+
+func (c *Core) listeningState(st Status) api.Subsystem {
+	if st.ListeningPaused {
+		return api.Subsystem{State: "paused"}
+	}
+	c.mu.Lock()
+	v := c.voice
+	c.mu.Unlock()
+	if v == nil {
+		return api.Subsystem{State: "on"}
+	}
+	state, detail := v.State()
+	if state == voiceCapturing {
+		state = "on"
+	}
+	return api.Subsystem{State: state, Detail: detail}
 }
 
 func pausedState(paused bool, detail string) api.Subsystem {

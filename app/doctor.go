@@ -12,6 +12,8 @@ import (
 
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/platform"
+	"github.com/spirit-app/spirit/voice/model"
+	"github.com/spirit-app/spirit/voice/whisper"
 )
 
 // check is one line of `spirit doctor`.
@@ -30,7 +32,7 @@ func Doctor(ctx context.Context, dataDir string, w io.Writer) bool {
 		checkTray(ctx),
 		checkMicrophone(),
 		checkScreenCapture(),
-		checkSpeech(dataDir),
+		checkSpeech(ctx, dataDir),
 		checkProvider(),
 		checkDatabase(ctx, dataDir),
 	}
@@ -137,15 +139,29 @@ func checkScreenCapture() check {
 	return c
 }
 
-func checkSpeech(dataDir string) check {
+func checkSpeech(ctx context.Context, dataDir string) check {
 	c := check{name: "speech model"}
-	models, _ := filepath.Glob(filepath.Join(dataDir, "models", "ggml-*.bin"))
-	if len(models) == 0 {
-		c.detail = "no speech model in " + filepath.Join(dataDir, "models") + "; on-device transcription is not built into this version yet"
-		c.fix = "voice commands arrive with Spirit's voice module (`spirit model download base.en`)"
+	var pref string
+	if st, err := store.OpenDir(ctx, dataDir); err == nil {
+		pref, _, _ = st.Setting(ctx, settingVoiceModel)
+		st.Close()
+	}
+	path, err := model.Find(dataDir, pref)
+	if err != nil {
+		c.detail = "no speech model in " + model.Dir(dataDir) + ": voice commands are off"
+		c.fix = "spirit model download " + model.Default
 		return c
 	}
-	c.ok, c.detail = true, filepath.Base(models[0])
+	start := time.Now()
+	tr, err := whisper.Load(ctx, path, whisper.Options{})
+	if err != nil {
+		c.detail = err.Error()
+		c.fix = "delete " + path + " and run `spirit model download " + model.Default + "`"
+		return c
+	}
+	tr.Close()
+	c.ok = true
+	c.detail = fmt.Sprintf("%s (whisper.cpp %s on this device, loads in %v)", filepath.Base(path), whisper.Version, time.Since(start).Round(time.Millisecond))
 	return c
 }
 

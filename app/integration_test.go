@@ -110,7 +110,7 @@ func statusOf(items []desktoptest.MenuItem) (status string, listenChecked, found
 		if it.Label == "Pause listening" {
 			listenChecked, found = it.Checked, true
 		}
-		if strings.HasPrefix(it.Label, "Listening") || strings.HasPrefix(it.Label, "Paused") {
+		if strings.HasSuffix(it.Label, "Watching") || strings.HasPrefix(it.Label, "Paused") || strings.HasSuffix(it.Label, "paused") {
 			status = it.Label
 		}
 	}
@@ -164,7 +164,8 @@ func TestTrayOrbAndQuit(t *testing.T) {
 			labels = append(labels, it.Label)
 		}
 	}
-	want := []string{"Listening · Watching", "Pause listening", "Pause watching", "Reminders…", "Activity…", "Settings…", "Quit"}
+	// No speech model is installed in a fresh data directory: the status says so.
+	want := []string{"No speech model · Watching", "Pause listening", "Pause watching", "Reminders…", "Activity…", "Settings…", "Quit"}
 	if strings.Join(labels, "|") != strings.Join(want, "|") {
 		t.Fatalf("tray menu %q, want %q", labels, want)
 	}
@@ -511,7 +512,7 @@ func TestPauseHotkey(t *testing.T) {
 	d.waitOrb(t, ctx, dockedAt(wa))
 	work.waitFocused(t, ctx)
 	c := apiClient(t, ctx, dataDir)
-	for _, want := range []string{"paused", "on"} {
+	for _, want := range []string{"paused", "no speech model"} {
 		// The grab is in place once the app logged it; poll /health for the result.
 		key := exec.CommandContext(ctx, "xdotool", "key", "ctrl+alt+p")
 		key.Env = append(os.Environ(), d.disp.Env()...)

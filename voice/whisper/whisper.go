@@ -329,3 +329,6 @@ func (t *Transcriber) Close() error {
 	t.wctx = nil
 	return nil
 }
+
+// Version is the whisper.cpp release this package is built and tested against.
+const Version = "1.9.1"
