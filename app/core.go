@@ -430,3 +430,14 @@ func (c *Core) maintain(ctx context.Context) {
 		}
 	}
 }
+
+// voiceState is the voice pipeline's state in words ("no speech model").
+func (c *Core) voiceState() (string, string) {
+	c.mu.Lock()
+	v := c.voice
+	c.mu.Unlock()
+	if v == nil {
+		return "starting", ""
+	}
+	return v.State()
+}

@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"time"
 
+	"path/filepath"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/voice/model"
 )
 
 // window returns the window in *slot, creating it with build on first use.
@@ -38,7 +41,7 @@ func (g *gui) showReminders() {
 }
 
 func (g *gui) showSettings() {
-	w := g.window(&g.settingsWindow, "Spirit · Settings", fyne.NewSize(520, 360), func(fyne.Window) fyne.CanvasObject {
+	w := g.window(&g.settingsWindow, "Spirit · Settings", fyne.NewSize(600, 480), func(fyne.Window) fyne.CanvasObject {
 		g.settingsView = newSettingsView(g)
 		return g.settingsView.content
 	})
@@ -66,7 +69,42 @@ func newSettingsView(g *gui) *settingsView {
 			g.toggle(g.core.SetWatchingPaused, on)
 		}
 	})
-	dataDir := widget.NewLabel(g.core.store.Path())
+	ctx := g.ctx
+	st := g.core.store
+
+	wake := widget.NewCheck("Act only on commands that start with “hey spirit”", func(on bool) {
+		phrase := ""
+		if on {
+			phrase = "hey spirit"
+		}
+		go g.saveSetting(settingWakePhrase, phrase)
+	})
+	if p, ok, _ := st.Setting(ctx, settingWakePhrase); ok && p != "" {
+		wake.SetChecked(true)
+	}
+
+	keep := map[string]string{"Don't keep them": "0", "1 day": "1", "7 days": "7", "30 days": "30"}
+	retention := widget.NewSelect([]string{"Don't keep them", "1 day", "7 days", "30 days"}, func(label string) {
+		go g.saveSetting(settingTranscriptDays, keep[label])
+	})
+	days := g.core.retentionDays(ctx)
+	for label, d := range keep {
+		if d == fmt.Sprint(days) {
+			retention.SetSelectedIndex(indexOf(retention.Options, label))
+		}
+	}
+
+	speech := "none: run `spirit model download base.en`"
+	st0, _ := g.core.voiceState()
+	if path, err := model.Find(filepath.Dir(st.Path()), ""); err == nil {
+		speech = filepath.Base(path) + " (" + st0 + ")"
+	}
+	hotkey := g.hotkey
+	if hotkey == "" {
+		hotkey = "none"
+	}
+
+	dataDir := widget.NewLabel(st.Path())
 	dataDir.Wrapping = fyne.TextWrapBreak
 	privacy := widget.NewLabel("Audio and screenshots stay in memory. Nothing leaves this computer " +
 		"except requests to the model provider you configure, and nothing is changed or sent " +
@@ -74,11 +112,34 @@ func newSettingsView(g *gui) *settingsView {
 	privacy.Wrapping = fyne.TextWrapWord
 	form := widget.NewForm(
 		widget.NewFormItem("Privacy", container.NewVBox(v.listen, v.watch)),
+		widget.NewFormItem("Voice", container.NewVBox(wake, widget.NewLabel("Speech model: "+speech),
+			widget.NewLabel("Pause listening from anywhere: "+hotkey))),
+		widget.NewFormItem("Transcripts", retention),
 		widget.NewFormItem("Database", dataDir),
 		widget.NewFormItem("Model provider", widget.NewLabel("Not configured: Spirit uses its on-device rules only.")),
 	)
-	v.content = container.NewPadded(container.NewVBox(form, widget.NewSeparator(), privacy))
+	v.content = container.NewVScroll(container.NewPadded(container.NewVBox(form, widget.NewSeparator(), privacy)))
 	return v
+}
+
+func indexOf(ss []string, s string) int {
+	for i, x := range ss {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// saveSetting writes a setting off the main thread and logs it.
+func (g *gui) saveSetting(key, value string) {
+	ctx, cancel := context.WithTimeout(g.ctx, 5*time.Second)
+	defer cancel()
+	if err := g.core.store.SetSetting(ctx, key, value); err != nil {
+		g.log.Error("save setting", "key", key, "err", err)
+		return
+	}
+	g.core.event(ctx, "user", "settings", key+" = "+value)
 }
 
 // update shows st without triggering the checks' callbacks.
