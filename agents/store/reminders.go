@@ -561,6 +561,31 @@ func (s *Store) SnoozeReminder(ctx context.Context, id int64, until time.Time) (
 // done; a recurring one is done for this time and goes on. Its open nudge,
 // if any, is marked accepted (the app may have done that already).
 func (s *Store) CompleteReminder(ctx context.Context, id int64) (Reminder, error) {
+	return s.closeReminder(ctx, id, "complete", NudgeAccepted, func(tx *sql.Tx, r Reminder, ms int64) (string, error) {
+		if r.Every == Once {
+			_, err := tx.ExecContext(ctx, `UPDATE reminders SET state = 'done', updated = ? WHERE id = ?`, ms, id)
+			return "done: " + r.Task, err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE reminders SET updated = ? WHERE id = ?`, ms, id)
+		return "done for this time: " + r.Task + " — next " + schedule(r), err
+	})
+}
+
+// CancelReminder takes a reminder back, a whole series for a recurring
+// one; its open nudge, if any, is dismissed. A done or cancelled reminder
+// gives ErrReminderClosed.
+func (s *Store) CancelReminder(ctx context.Context, id int64) (Reminder, error) {
+	return s.closeReminder(ctx, id, "cancel", NudgeDismissed, func(tx *sql.Tx, r Reminder, ms int64) (string, error) {
+		_, err := tx.ExecContext(ctx, `UPDATE reminders SET state = 'cancelled', updated = ? WHERE id = ?`, ms, id)
+		return "cancelled: " + r.Task, err
+	})
+}
+
+// closeReminder is Complete's and Cancel's shared transaction: check the
+// reminder is open, close its nudge as nudgeState, apply the change (which
+// returns the world-log text) and log it, all or nothing.
+func (s *Store) closeReminder(ctx context.Context, id int64, op string, nudgeState NudgeState,
+	apply func(tx *sql.Tx, r Reminder, ms int64) (string, error)) (Reminder, error) {
 	_, ms := s.now()
 	var out Reminder
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -571,19 +596,12 @@ func (s *Store) CompleteReminder(ctx context.Context, id int64) (Reminder, error
 		if !r.State.Open() {
 			return fmt.Errorf("%w: it is %s", ErrReminderClosed, r.State)
 		}
-		if err := closeNudge(ctx, tx, r.NudgeID, NudgeAccepted, ms); err != nil {
+		if err := closeNudge(ctx, tx, r.NudgeID, nudgeState, ms); err != nil {
 			return err
 		}
-		text := "done: " + r.Task
-		if r.Every == Once {
-			if _, err := tx.ExecContext(ctx, `UPDATE reminders SET state = 'done', updated = ? WHERE id = ?`, ms, id); err != nil {
-				return err
-			}
-		} else {
-			if _, err := tx.ExecContext(ctx, `UPDATE reminders SET updated = ? WHERE id = ?`, ms, id); err != nil {
-				return err
-			}
-			text = "done for this time: " + r.Task + " — next " + schedule(r)
+		text, err := apply(tx, r, ms)
+		if err != nil {
+			return err
 		}
 		if out, err = reminderTx(ctx, tx, id); err != nil {
 			return err
@@ -591,38 +609,7 @@ func (s *Store) CompleteReminder(ctx context.Context, id int64) (Reminder, error
 		return logReminder(ctx, tx, ms, id, text)
 	})
 	if err != nil {
-		return Reminder{}, fmt.Errorf("complete reminder %d: %w", id, err)
-	}
-	return out, nil
-}
-
-// CancelReminder takes a reminder back, a whole series for a recurring
-// one; its open nudge, if any, is dismissed. A done or cancelled reminder
-// gives ErrReminderClosed.
-func (s *Store) CancelReminder(ctx context.Context, id int64) (Reminder, error) {
-	_, ms := s.now()
-	var out Reminder
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		r, err := reminderTx(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		if !r.State.Open() {
-			return fmt.Errorf("%w: it is %s", ErrReminderClosed, r.State)
-		}
-		if err := closeNudge(ctx, tx, r.NudgeID, NudgeDismissed, ms); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `UPDATE reminders SET state = 'cancelled', updated = ? WHERE id = ?`, ms, id); err != nil {
-			return err
-		}
-		if out, err = reminderTx(ctx, tx, id); err != nil {
-			return err
-		}
-		return logReminder(ctx, tx, ms, id, "cancelled: "+r.Task)
-	})
-	if err != nil {
-		return Reminder{}, fmt.Errorf("cancel reminder %d: %w", id, err)
+		return Reminder{}, fmt.Errorf("%s reminder %d: %w", op, id, err)
 	}
 	return out, nil
 }
