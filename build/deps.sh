@@ -14,7 +14,7 @@ build_pkgs=(gcc g++ pkg-config libgl1-mesa-dev xorg-dev libx11-dev libxtst-dev
 # Run: a session bus for the tray.
 run_pkgs=(dbus dbus-x11 libgl1-mesa-dri libportaudio2)
 # Test: a real X server, window manager and window tools.
-test_pkgs=(xvfb openbox xdotool x11-utils jackd2 espeak-ng sox)
+test_pkgs=(xvfb openbox xdotool x11-utils jackd2 espeak-ng sox gnome-keyring)
 
 pkgs=("${build_pkgs[@]}" "${run_pkgs[@]}")
 if [ "$want" = test ] || [ "$want" = bench ]; then
