@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spirit-app/spirit/agents/secrets"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/platform"
 	"github.com/spirit-app/spirit/voice/model"
@@ -34,6 +35,7 @@ func Doctor(ctx context.Context, dataDir string, w io.Writer) bool {
 		checkScreenCapture(),
 		checkSpeech(ctx, dataDir),
 		checkProvider(),
+		checkKeychain(dataDir),
 		checkDatabase(ctx, dataDir),
 	}
 	fmt.Fprintf(w, "Spirit doctor (data directory %s)\n\n", dataDir)
@@ -168,6 +170,23 @@ func checkSpeech(ctx context.Context, dataDir string) check {
 func checkProvider() check {
 	return check{name: "model provider", ok: true,
 		detail: "none configured: Spirit decides with its on-device rules only, and nothing leaves this computer"}
+}
+
+func checkKeychain(dataDir string) check {
+	c := check{name: "keychain"}
+	st, err := secrets.Open(dataDir)
+	if err != nil {
+		c.detail = err.Error()
+		c.fix = "unlock your keyring (GNOME Keyring, KWallet, macOS Keychain), or move secrets.json aside to start afresh"
+		return c
+	}
+	if st.Backend() == secrets.BackendFile {
+		c.detail = "no OS keychain: passwords and tokens are in an encrypted file whose key sits beside it"
+		c.fix = "install and unlock a Secret Service keyring (e.g. gnome-keyring) so the key moves into it"
+		return c
+	}
+	c.ok, c.detail = true, "passwords and tokens are protected by the OS keychain"
+	return c
 }
 
 func checkDatabase(ctx context.Context, dataDir string) check {
