@@ -1,0 +1,196 @@
+package graph
+
+import (
+	"strings"
+	"time"
+
+	gomail "github.com/emersion/go-message/mail"
+
+	"github.com/spirit-app/spirit/agents/mail"
+)
+
+// Graph's JSON shapes, as the message resource documents them; only the
+// fields Spirit reads or writes.
+
+type emailAddress struct {
+	Name    string `json:"name,omitempty"`
+	Address string `json:"address"`
+}
+
+type recipient struct {
+	EmailAddress emailAddress `json:"emailAddress"`
+}
+
+type itemBody struct {
+	ContentType string `json:"contentType"` // "text" or "html"
+	Content     string `json:"content"`
+}
+
+type internetHeader struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+type extendedProperty struct {
+	ID    string `json:"id"`
+	Value string `json:"value"`
+}
+
+type message struct {
+	ID string `json:"id"`
+	// Removed marks a delta entry for a message deleted from, or moved
+	// out of, the folder: {"@removed": {"reason": "deleted"}}.
+	Removed *struct {
+		Reason string `json:"reason"`
+	} `json:"@removed,omitempty"`
+	ConversationID    string `json:"conversationId,omitempty"`
+	InternetMessageID string `json:"internetMessageId,omitempty"`
+	// Subject and Body are pointers to tell "absent" (a partial delta
+	// entry) from empty.
+	Subject          *string            `json:"subject,omitempty"`
+	Body             *itemBody          `json:"body,omitempty"`
+	From             *recipient         `json:"from,omitempty"`
+	ToRecipients     []recipient        `json:"toRecipients,omitempty"`
+	CcRecipients     []recipient        `json:"ccRecipients,omitempty"`
+	ReceivedDateTime time.Time          `json:"receivedDateTime,omitzero"`
+	SentDateTime     time.Time          `json:"sentDateTime,omitzero"`
+	IsDraft          bool               `json:"isDraft,omitempty"`
+	Headers          []internetHeader   `json:"internetMessageHeaders,omitempty"`
+	ExtendedProps    []extendedProperty `json:"singleValueExtendedProperties,omitempty"`
+}
+
+// convert maps a Graph message to Spirit's.
+func convert(m message, folderName string) mail.Message {
+	out := mail.Message{
+		RemoteID:       m.ID,
+		Folder:         folderName,
+		MessageID:      bracket(m.InternetMessageID),
+		ConversationID: m.ConversationID,
+		Draft:          m.IsDraft,
+		To:             addresses(m.ToRecipients),
+		Cc:             addresses(m.CcRecipients),
+	}
+	if m.Subject != nil {
+		out.Subject = *m.Subject
+	}
+	if m.From != nil {
+		out.From = address(*m.From)
+	}
+	// The Date header's moment: sentDateTime; drafts have none yet.
+	out.Date = m.SentDateTime
+	if out.Date.IsZero() {
+		out.Date = m.ReceivedDateTime
+	}
+	if m.Body != nil {
+		out.Body = m.Body.Content
+		if strings.EqualFold(m.Body.ContentType, "html") {
+			// Graph ignored the Prefer header.
+			out.Body = htmlToText(m.Body.Content)
+		}
+	}
+	for _, h := range m.Headers {
+		key := strings.ToLower(h.Name)
+		switch {
+		case key == "in-reply-to":
+			if ids := msgIDs(h.Value); len(ids) > 0 {
+				out.InReplyTo = ids[0]
+			}
+		case key == "references":
+			out.References = msgIDs(h.Value)
+		case key == "message-id" && out.MessageID == "":
+			if ids := msgIDs(h.Value); len(ids) > 0 {
+				out.MessageID = ids[0]
+			}
+		case bulkHeader(key):
+			if out.Headers == nil {
+				out.Headers = map[string]string{}
+			}
+			out.Headers[key] = h.Value
+		}
+	}
+	for _, p := range m.ExtendedProps {
+		switch {
+		case sameProp(p.ID, propInReplyTo) && out.InReplyTo == "":
+			if ids := msgIDs(p.Value); len(ids) > 0 {
+				out.InReplyTo = ids[0]
+			}
+		case sameProp(p.ID, propReferences) && len(out.References) == 0:
+			out.References = msgIDs(p.Value)
+		}
+	}
+	return out
+}
+
+// sameProp compares extended property ids, which Graph may return in
+// another case ("String 0x1042" or "string 0x1042").
+func sameProp(a, b string) bool {
+	return strings.EqualFold(strings.Join(strings.Fields(a), " "), b)
+}
+
+func address(r recipient) mail.Address {
+	return mail.Address{Name: r.EmailAddress.Name, Email: r.EmailAddress.Address}
+}
+
+func addresses(rs []recipient) []mail.Address {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := make([]mail.Address, len(rs))
+	for i, r := range rs {
+		out[i] = address(r)
+	}
+	return out
+}
+
+func recipients(as []mail.Address) []recipient {
+	out := make([]recipient, len(as))
+	for i, a := range as {
+		out[i] = recipient{EmailAddress: emailAddress{Name: a.Name, Address: a.Email}}
+	}
+	return out
+}
+
+// msgIDs parses a list of message ids (In-Reply-To, References) and
+// returns them in angle brackets, as package mail keeps them. Malformed
+// lists keep their bracketed words.
+func msgIDs(v string) []string {
+	h := gomail.HeaderFromMap(map[string][]string{"References": {v}})
+	ids, err := h.MsgIDList("References")
+	if err != nil {
+		ids = ids[:0]
+		for _, f := range strings.Fields(v) {
+			if strings.HasPrefix(f, "<") && strings.HasSuffix(f, ">") && len(f) > 2 {
+				ids = append(ids, f[1:len(f)-1])
+			}
+		}
+	}
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, "<"+id+">")
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+// bracket puts a message id in angle brackets if it lacks them.
+func bracket(id string) string {
+	id = strings.TrimSpace(id)
+	if id == "" || strings.HasPrefix(id, "<") {
+		return id
+	}
+	return "<" + id + ">"
+}
+
+// bulkHeader reports whether a header tells bulk or automatic mail apart
+// (package mail's Message.Headers).
+func bulkHeader(key string) bool {
+	switch key {
+	case "list-id", "list-unsubscribe", "list-unsubscribe-post", "list-post", "list-owner",
+		"precedence", "auto-submitted", "x-auto-response-suppress", "x-autoreply",
+		"x-autorespond", "feedback-id", "x-mailer":
+		return true
+	}
+	return false
+}
