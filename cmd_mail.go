@@ -1,0 +1,426 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"github.com/spirit-app/spirit/agents/mail/accounts"
+	"github.com/spirit-app/spirit/agents/mail/imap"
+	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/mail/oauth"
+	"github.com/spirit-app/spirit/agents/secrets"
+	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/platform"
+)
+
+const mailUsage = `usage:
+  spirit mail add imap --host HOST --user USER [--port N] [--starttls] [--address ADDR] [--name NAME]
+                                   (password from $SPIRIT_MAIL_PASSWORD or asked for)
+  spirit mail add graph --client-id ID [--tenant T] [--address ADDR]   (Microsoft 365 / Outlook)
+  spirit mail add gmail --client-id ID [--client-secret S] [--address ADDR]
+  spirit mail add mbox|maildir PATH --address ADDR                     (Thunderbird, archives)
+  spirit mail list
+  spirit mail sync [ID]
+  spirit mail search [--sender S] [--subject S] [WORDS…]
+  spirit mail remove ID                                               (deletes its indexed mail)`
+
+// mailEnv is what every mail command opens.
+type mailEnv struct {
+	dir string
+	st  *store.Store
+	ix  *index.Index
+	sec secrets.Store
+}
+
+func openMail(ctx context.Context, dataDir string) (*mailEnv, error) {
+	dir, err := platform.DataDir(dataDir)
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.OpenDir(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	sec, err := secrets.Open(dir)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return &mailEnv{dir: dir, st: st, ix: index.New(st), sec: sec}, nil
+}
+
+func runMail(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, mailUsage)
+		return errUsage
+	}
+	sub, rest := args[0], args[1:]
+	fs, dataDir := flags("mail "+sub, stderr)
+	fs.Usage = func() { fmt.Fprintln(stderr, mailUsage) }
+	switch sub {
+	case "add":
+		return mailAdd(ctx, rest, stdout, stderr)
+	case "list", "sync", "search", "remove":
+	default:
+		fmt.Fprintln(stderr, mailUsage)
+		return errUsage
+	}
+	sender := fs.String("sender", "", "search: a name or address that wrote in the thread")
+	subject := fs.String("subject", "", "search: the subject as a window title shows it")
+	if err := fs.Parse(rest); err != nil {
+		return errUsage
+	}
+	quiet(stderr)
+	env, err := openMail(ctx, *dataDir)
+	if err != nil {
+		return err
+	}
+	defer env.st.Close()
+
+	switch sub {
+	case "list":
+		return mailList(ctx, env, stdout)
+	case "remove":
+		id, err := accountArg(fs)
+		if err != nil || id == 0 {
+			fmt.Fprintln(stderr, "spirit: mail remove needs an account id (see spirit mail list)")
+			return errUsage
+		}
+		a, err := env.ix.Account(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := env.ix.RemoveAccount(ctx, id); err != nil {
+			return err
+		}
+		for _, k := range []string{accounts.PasswordKey(id), accounts.TokenKey(id), accounts.ClientSecretKey(id)} {
+			if err := env.sec.Delete(ctx, k); err != nil && !errors.Is(err, secrets.ErrNotFound) {
+				fmt.Fprintf(stderr, "spirit: could not delete a saved credential (%s): %v\n", k, err)
+			}
+		}
+		fmt.Fprintf(stdout, "Removed %s and its indexed mail.\n", a.Name)
+		return nil
+	case "sync":
+		id, err := accountArg(fs)
+		if err != nil {
+			fmt.Fprintln(stderr, "spirit: mail sync takes an optional account id")
+			return errUsage
+		}
+		return mailSync(ctx, env, id, stdout, stderr)
+	}
+	// search
+	hits, err := env.ix.SearchEmail(ctx, index.SearchQuery{Query: strings.Join(fs.Args(), " "), Sender: *sender, Subject: *subject})
+	if err != nil {
+		return err
+	}
+	if len(hits) == 0 {
+		fmt.Fprintln(stdout, "No matching threads.")
+		return nil
+	}
+	for _, h := range hits {
+		me := ""
+		if h.LatestFromMe {
+			me = " (you wrote last)"
+		}
+		fmt.Fprintf(stdout, "#%d  %s  [%d messages, %s]\n    latest: %s <%s>, %s%s\n    %s\n",
+			h.ThreadID, h.Subject, h.MessageCount, h.Match, h.Latest.From.Name, h.Latest.From.Email,
+			h.Latest.Date.Local().Format("Mon Jan 2 15:04"), me, h.Latest.MessageID)
+	}
+	return nil
+}
+
+func accountArg(fs *flag.FlagSet) (int64, error) {
+	if fs.NArg() == 0 {
+		return 0, nil
+	}
+	if fs.NArg() > 1 {
+		return 0, errUsage
+	}
+	return strconv.ParseInt(fs.Arg(0), 10, 64)
+}
+
+func mailList(ctx context.Context, env *mailEnv, stdout io.Writer) error {
+	as, err := env.ix.Accounts(ctx)
+	if err != nil {
+		return err
+	}
+	if len(as) == 0 {
+		fmt.Fprintln(stdout, "No mail accounts. Add one with `spirit mail add …`.")
+		return nil
+	}
+	stats, err := env.ix.Stats(ctx)
+	if err != nil {
+		return err
+	}
+	for _, a := range as {
+		last := "never synced"
+		if !a.LastSync.IsZero() {
+			last = "synced " + a.LastSync.Local().Format("Jan 2 15:04")
+		}
+		counts := ""
+		for _, as := range stats.Accounts {
+			if as.ID == a.ID {
+				counts = fmt.Sprintf("%d messages in %d threads", as.Messages, as.Threads)
+			}
+		}
+		fmt.Fprintf(stdout, "%d  %-8s %s <%s>  %s  %s\n", a.ID, a.Kind, a.Name, a.Address, last, counts)
+	}
+	return nil
+}
+
+func mailSync(ctx context.Context, env *mailEnv, only int64, stdout, stderr io.Writer) error {
+	as, err := env.ix.Accounts(ctx)
+	if err != nil {
+		return err
+	}
+	var failed int
+	for _, a := range as {
+		if only != 0 && a.ID != only {
+			continue
+		}
+		conn, err := accounts.Connect(ctx, a, env.sec, nil)
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", a.Name, err)
+			failed++
+			continue
+		}
+		start := time.Now()
+		n, err := env.ix.Sync(ctx, a.ID, conn, func(done, total int) {
+			if total > 0 {
+				fmt.Fprintf(stderr, "\r%s: %d/%d messages", a.Name, done, total)
+			} else {
+				fmt.Fprintf(stderr, "\r%s: %d messages", a.Name, done)
+			}
+		})
+		conn.Close()
+		fmt.Fprintln(stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "%s: sync failed (nothing lost; run again to continue): %v\n", a.Name, err)
+			failed++
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: %d messages synced in %v\n", a.Name, n, time.Since(start).Round(time.Millisecond))
+	}
+	if failed > 0 {
+		return errProblems
+	}
+	return nil
+}
+
+func mailAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, mailUsage)
+		return errUsage
+	}
+	kind := args[0]
+	fs, dataDir := flags("mail add "+kind, stderr)
+	fs.Usage = func() { fmt.Fprintln(stderr, mailUsage) }
+	host := fs.String("host", "", "IMAP server")
+	port := fs.Int("port", 0, "IMAP port (993, or 143 with --starttls)")
+	starttls := fs.Bool("starttls", false, "IMAP: STARTTLS instead of implicit TLS")
+	user := fs.String("user", "", "IMAP user name")
+	address := fs.String("address", "", "your own address in this account")
+	name := fs.String("name", "", "a name for the account")
+	clientID := fs.String("client-id", os.Getenv("SPIRIT_"+strings.ToUpper(kind)+"_CLIENT_ID"), "app registration id")
+	clientSecret := fs.String("client-secret", os.Getenv("SPIRIT_GMAIL_CLIENT_SECRET"), "Gmail: the installed app's client secret")
+	tenant := fs.String("tenant", "", "Microsoft: tenant (default common)")
+	// Flags may come before or after the path.
+	var pos []string
+	rest := args[1:]
+	for {
+		if err := fs.Parse(rest); err != nil {
+			return errUsage
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		rest = fs.Args()[1:]
+	}
+	quiet(stderr)
+	env, err := openMail(ctx, *dataDir)
+	if err != nil {
+		return err
+	}
+	defer env.st.Close()
+
+	acct := index.Account{Kind: kind, Name: *name, Address: *address}
+	var cfg any
+	switch kind {
+	case index.KindIMAP:
+		if *host == "" || *user == "" {
+			fmt.Fprintln(stderr, "spirit: mail add imap needs --host and --user")
+			return errUsage
+		}
+		c := accounts.IMAPConfig{Host: *host, Port: *port, Username: *user}
+		if *starttls {
+			c.TLS = "starttls"
+		}
+		if acct.Address == "" && strings.Contains(*user, "@") {
+			acct.Address = *user
+		}
+		cfg = c
+	case index.KindMbox, index.KindMaildir:
+		if len(pos) != 1 || acct.Address == "" {
+			fmt.Fprintf(stderr, "spirit: mail add %s needs a PATH and --address (to tell your own messages apart)\n", kind)
+			return errUsage
+		}
+		p, err := filepath.Abs(pos[0])
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		cfg = accounts.FileConfig{Path: p}
+	case index.KindGraph, index.KindGmail:
+		if *clientID == "" {
+			return fmt.Errorf("%s sign-in needs an app registration: pass --client-id (or set SPIRIT_%s_CLIENT_ID)", kind, strings.ToUpper(kind))
+		}
+		cfg = accounts.OAuthConfig{ClientID: *clientID, Tenant: *tenant}
+	default:
+		fmt.Fprintln(stderr, mailUsage)
+		return errUsage
+	}
+	if acct.Name == "" {
+		acct.Name = acct.Address
+		if acct.Name == "" {
+			acct.Name = kind
+		}
+	}
+	if acct.Config, err = json.Marshal(cfg); err != nil {
+		return err
+	}
+	acct, err = env.ix.AddAccount(ctx, acct)
+	if err != nil {
+		return err
+	}
+	// Credentials and a first check; on failure nothing is left behind.
+	if err := signIn(ctx, env, acct, *clientSecret, stdout, stderr); err != nil {
+		env.ix.RemoveAccount(context.Background(), acct.ID)
+		for _, k := range []string{accounts.PasswordKey(acct.ID), accounts.TokenKey(acct.ID), accounts.ClientSecretKey(acct.ID)} {
+			env.sec.Delete(context.Background(), k)
+		}
+		return err
+	}
+	fmt.Fprintf(stdout, "Added %s (account %d). Run `spirit mail sync %d` or let Spirit sync it.\n", acct.Name, acct.ID, acct.ID)
+	return nil
+}
+
+// signIn saves the account's credentials and proves they work.
+func signIn(ctx context.Context, env *mailEnv, a index.Account, clientSecret string, stdout, stderr io.Writer) error {
+	switch a.Kind {
+	case index.KindIMAP:
+		pw := os.Getenv("SPIRIT_MAIL_PASSWORD")
+		if pw == "" {
+			var err error
+			if pw, err = askSecret(stderr, "Password (an app password if your provider uses them): "); err != nil {
+				return err
+			}
+		}
+		if err := env.sec.Set(ctx, accounts.PasswordKey(a.ID), pw); err != nil {
+			return err
+		}
+		conn, err := accounts.Connect(ctx, a, env.sec, nil)
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		if v, ok := conn.(*imap.Connector); ok {
+			vctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+			defer cancel()
+			if err := v.Verify(vctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	case index.KindGraph, index.KindGmail:
+		var c accounts.OAuthConfig
+		if err := json.Unmarshal(a.Config, &c); err != nil {
+			return err
+		}
+		if a.Kind == index.KindGmail && clientSecret != "" {
+			if err := env.sec.Set(ctx, accounts.ClientSecretKey(a.ID), clientSecret); err != nil {
+				return err
+			}
+		}
+		cfg, err := accounts.OAuth2Config(ctx, a.Kind, c, a.ID, env.sec)
+		if err != nil {
+			return err
+		}
+		var tok interface{ Valid() bool }
+		if a.Kind == index.KindGraph {
+			t, err := oauth.DeviceFlow{Config: cfg, Show: func(d oauth.DeviceCode) error {
+				fmt.Fprintf(stdout, "To sign in, open %s and enter the code %s\n", d.VerificationURI, d.UserCode)
+				return nil
+			}}.SignIn(ctx)
+			if err != nil {
+				return err
+			}
+			tok = t
+			if err := secrets.SaveToken(ctx, env.sec, accounts.TokenKey(a.ID), t); err != nil {
+				return err
+			}
+		} else {
+			t, err := oauth.LoopbackFlow{Config: cfg, AuthOptions: oauth.GoogleAuthOptions(), OpenBrowser: func(url string) error {
+				fmt.Fprintf(stdout, "To sign in, open this address in your browser:\n%s\n", url)
+				openBrowser(url)
+				return nil
+			}}.SignIn(ctx)
+			if err != nil {
+				return err
+			}
+			tok = t
+			if err := secrets.SaveToken(ctx, env.sec, accounts.TokenKey(a.ID), t); err != nil {
+				return err
+			}
+		}
+		if !tok.Valid() {
+			return errors.New("sign-in returned no usable token")
+		}
+	}
+	return nil
+}
+
+// askSecret reads a line without echo from the terminal.
+func askSecret(w io.Writer, prompt string) (string, error) {
+	fmt.Fprint(w, prompt)
+	defer fmt.Fprintln(w)
+	if term.IsTerminal(int(os.Stdin.Fd())) {
+		b, err := term.ReadPassword(int(os.Stdin.Fd()))
+		return strings.TrimSpace(string(b)), err
+	}
+	line, err := bufio.NewReader(os.Stdin).ReadString('\n')
+	if err != nil && line == "" {
+		return "", fmt.Errorf("no password given: %w", err)
+	}
+	return strings.TrimSpace(line), nil
+}
+
+// openBrowser is best effort: the address is printed anyway.
+func openBrowser(url string) {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", url)
+	case "windows":
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	default:
+		cmd = exec.Command("xdg-open", url)
+	}
+	_ = cmd.Start()
+}
