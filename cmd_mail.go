@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -19,9 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/spirit-app/spirit/agents/mail/accounts"
-	"github.com/spirit-app/spirit/agents/mail/imap"
 	"github.com/spirit-app/spirit/agents/mail/index"
-	"github.com/spirit-app/spirit/agents/mail/oauth"
 	"github.com/spirit-app/spirit/agents/secrets"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/platform"
@@ -104,13 +101,8 @@ func runMail(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err != nil {
 			return err
 		}
-		if err := env.ix.RemoveAccount(ctx, id); err != nil {
+		if err := accounts.Remove(ctx, env.ix, env.sec, id); err != nil {
 			return err
-		}
-		for _, k := range []string{accounts.PasswordKey(id), accounts.TokenKey(id), accounts.ClientSecretKey(id)} {
-			if err := env.sec.Delete(ctx, k); err != nil && !errors.Is(err, secrets.ErrNotFound) {
-				fmt.Fprintf(stderr, "spirit: could not delete a saved credential (%s): %v\n", k, err)
-			}
 		}
 		fmt.Fprintf(stdout, "Removed %s and its indexed mail.\n", a.Name)
 		return nil
@@ -305,95 +297,46 @@ func mailAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if acct.Config, err = json.Marshal(cfg); err != nil {
 		return err
 	}
-	acct, err = env.ix.AddAccount(ctx, acct)
+	cr, err := credentials(ctx, acct, *clientSecret, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	// Credentials and a first check; on failure nothing is left behind.
-	if err := signIn(ctx, env, acct, *clientSecret, stdout, stderr); err != nil {
-		env.ix.RemoveAccount(context.Background(), acct.ID)
-		for _, k := range []string{accounts.PasswordKey(acct.ID), accounts.TokenKey(acct.ID), accounts.ClientSecretKey(acct.ID)} {
-			env.sec.Delete(context.Background(), k)
-		}
+	if acct, err = accounts.Add(ctx, env.ix, env.sec, acct, cr); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "Added %s (account %d). Run `spirit mail sync %d` or let Spirit sync it.\n", acct.Name, acct.ID, acct.ID)
 	return nil
 }
 
-// signIn saves the account's credentials and proves they work.
-func signIn(ctx context.Context, env *mailEnv, a index.Account, clientSecret string, stdout, stderr io.Writer) error {
+// credentials asks for the password or runs the sign-in flow.
+func credentials(ctx context.Context, a index.Account, clientSecret string, stdout, stderr io.Writer) (accounts.Credentials, error) {
+	cr := accounts.Credentials{ClientSecret: clientSecret}
 	switch a.Kind {
 	case index.KindIMAP:
-		pw := os.Getenv("SPIRIT_MAIL_PASSWORD")
-		if pw == "" {
+		cr.Password = os.Getenv("SPIRIT_MAIL_PASSWORD")
+		if cr.Password == "" {
 			var err error
-			if pw, err = askSecret(stderr, "Password (an app password if your provider uses them): "); err != nil {
-				return err
+			if cr.Password, err = askSecret(stderr, "Password (an app password if your provider uses them): "); err != nil {
+				return cr, err
 			}
 		}
-		if err := env.sec.Set(ctx, accounts.PasswordKey(a.ID), pw); err != nil {
-			return err
-		}
-		conn, err := accounts.Connect(ctx, a, env.sec, nil)
-		if err != nil {
-			return err
-		}
-		defer conn.Close()
-		if v, ok := conn.(*imap.Connector); ok {
-			vctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-			defer cancel()
-			if err := v.Verify(vctx); err != nil {
-				return err
-			}
-		}
-		return nil
 	case index.KindGraph, index.KindGmail:
 		var c accounts.OAuthConfig
 		if err := json.Unmarshal(a.Config, &c); err != nil {
-			return err
+			return cr, err
 		}
-		if a.Kind == index.KindGmail && clientSecret != "" {
-			if err := env.sec.Set(ctx, accounts.ClientSecretKey(a.ID), clientSecret); err != nil {
-				return err
-			}
-		}
-		cfg, err := accounts.OAuth2Config(ctx, a.Kind, c, a.ID, env.sec)
-		if err != nil {
-			return err
-		}
-		var tok interface{ Valid() bool }
-		if a.Kind == index.KindGraph {
-			t, err := oauth.DeviceFlow{Config: cfg, Show: func(d oauth.DeviceCode) error {
-				fmt.Fprintf(stdout, "To sign in, open %s and enter the code %s\n", d.VerificationURI, d.UserCode)
-				return nil
-			}}.SignIn(ctx)
-			if err != nil {
-				return err
-			}
-			tok = t
-			if err := secrets.SaveToken(ctx, env.sec, accounts.TokenKey(a.ID), t); err != nil {
-				return err
-			}
-		} else {
-			t, err := oauth.LoopbackFlow{Config: cfg, AuthOptions: oauth.GoogleAuthOptions(), OpenBrowser: func(url string) error {
-				fmt.Fprintf(stdout, "To sign in, open this address in your browser:\n%s\n", url)
+		tok, err := accounts.SignIn(ctx, a.Kind, c, clientSecret, func(msg, url string) {
+			fmt.Fprintln(stdout, msg)
+			if url != "" {
 				openBrowser(url)
-				return nil
-			}}.SignIn(ctx)
-			if err != nil {
-				return err
 			}
-			tok = t
-			if err := secrets.SaveToken(ctx, env.sec, accounts.TokenKey(a.ID), t); err != nil {
-				return err
-			}
+		})
+		if err != nil {
+			return cr, err
 		}
-		if !tok.Valid() {
-			return errors.New("sign-in returned no usable token")
-		}
+		cr.Token = tok
 	}
-	return nil
+	return cr, nil
 }
 
 // askSecret reads a line without echo from the terminal.

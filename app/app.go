@@ -77,8 +77,16 @@ func Run(ctx context.Context, cfg Config) error {
 		core.mu.Lock()
 		core.voice = v
 		core.mu.Unlock()
+		ms := newMailSyncer(core, cfg.DataDir)
+		core.mu.Lock()
+		core.mail = ms
+		core.mu.Unlock()
 		core.voiceChanged()
-		bg.Add(3)
+		bg.Add(4)
+		go func() {
+			defer bg.Done()
+			ms.run(runCtx)
+		}()
 		go func() {
 			defer bg.Done()
 			<-v.done

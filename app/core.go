@@ -55,6 +55,7 @@ type Status struct {
 	ListeningPaused bool
 	WatchingPaused  bool
 	Voice           string // the voice pipeline's state; "" before it starts
+	Mail            string // "Syncing mail 120/500" while the index catches up
 }
 
 // Line is the tray's status line: "Listening · Watching", or what is paused
@@ -71,10 +72,14 @@ func (s Status) Line() string {
 	if s.WatchingPaused {
 		watching = "Watching paused"
 	}
+	line := listening + " · " + watching
 	if s.ListeningPaused && s.WatchingPaused {
-		return "Paused: not listening or watching"
+		line = "Paused: not listening or watching"
 	}
-	return listening + " · " + watching
+	if s.Mail != "" {
+		line += " · " + s.Mail
+	}
+	return line
 }
 
 // Core holds Spirit's state and the handlers every front end shares: the
@@ -83,6 +88,7 @@ type Core struct {
 	store   *store.Store
 	rem     *reminders.Scheduler
 	voice   *voice
+	mail    *mailSyncer
 	version string
 	started time.Time
 	now     func() time.Time
@@ -126,10 +132,13 @@ func (c *Core) ui() Presenter {
 // Status returns the current toggles and voice state.
 func (c *Core) Status() Status {
 	c.mu.Lock()
-	st, v := c.status, c.voice
+	st, v, m := c.status, c.voice, c.mail
 	c.mu.Unlock()
 	if v != nil {
 		st.Voice, _ = v.State()
+	}
+	if m != nil {
+		st.Mail, _ = m.Progress()
 	}
 	return st
 }
@@ -213,6 +222,12 @@ func (c *Core) Health(ctx context.Context) api.Health {
 		h.Counters["world_entries"] = counts.Entries
 		h.Counters["world_events"] = counts.Events
 		h.Counters["agent_sessions"] = counts.Sessions
+	}
+	c.mu.Lock()
+	ms := c.mail
+	c.mu.Unlock()
+	if ms != nil {
+		h.Subsystems["mail"] = ms.health(ctx, h.Counters)
 	}
 	if p := c.ui(); p != nil {
 		for k, v := range p.Subsystems() {

@@ -49,6 +49,7 @@ type gui struct {
 	activityView                        *activityView
 	settingsView                        *settingsView
 	remindersView                       *remindersView
+	mailView                            *mailView
 
 	mu           sync.Mutex
 	orbXID       uint32

@@ -41,11 +41,16 @@ func (g *gui) showReminders() {
 }
 
 func (g *gui) showSettings() {
-	w := g.window(&g.settingsWindow, "Spirit · Settings", fyne.NewSize(600, 480), func(fyne.Window) fyne.CanvasObject {
+	w := g.window(&g.settingsWindow, "Spirit · Settings", fyne.NewSize(640, 500), func(w fyne.Window) fyne.CanvasObject {
 		g.settingsView = newSettingsView(g)
-		return g.settingsView.content
+		g.mailView = newMailView(g, w)
+		return container.NewAppTabs(
+			container.NewTabItem("General", g.settingsView.content),
+			container.NewTabItem("Mail accounts", container.NewPadded(g.mailView.content)),
+		)
 	})
 	g.settingsView.update(g.core.Status())
+	g.mailView.reload()
 	w.Show()
 	w.RequestFocus()
 }
