@@ -38,7 +38,8 @@ type Message struct {
 	// are not kept.
 	Body string `json:"body"`
 	// Headers that tell bulk mail apart (List-Id, List-Unsubscribe,
-	// Precedence, Auto-Submitted, X-Auto-Response-Suppress…), lower-case keys.
+	// Precedence, Auto-Submitted, X-Auto-Response-Suppress…; see
+	// IsBulkHeader and AddBulkHeader), lower-case keys.
 	Headers map[string]string `json:"headers,omitempty"`
 	Draft   bool              `json:"draft,omitempty"`
 	Deleted bool              `json:"deleted,omitempty"` // a sync tombstone: remove from the index

@@ -64,11 +64,9 @@ func (c *Connector) CreateDraft(ctx context.Context, d mail.Draft) (mail.DraftRe
 			threadID = orig.ThreadID
 		}
 		if inReplyTo == "" {
-			if ids := msgIDList(headerOf("Message-ID", orig.header("Message-ID")), "Message-ID"); len(ids) > 0 {
-				inReplyTo = ids[0]
-			}
+			inReplyTo = mail.MsgID(orig.header("Message-ID"))
 			if len(refs) == 0 && inReplyTo != "" {
-				refs = append(msgIDList(headerOf("References", orig.header("References")), "References"), inReplyTo)
+				refs = append(mail.MsgIDs(orig.header("References")), inReplyTo)
 			}
 		}
 		if subject == "" {
@@ -105,8 +103,8 @@ func (c *Connector) CreateDraft(ctx context.Context, d mail.Draft) (mail.DraftRe
 	// index, not worth failing the draft for.
 	if meta, err := c.metadata(ctx, out.Message.ID, "Message-ID"); err != nil {
 		c.log.Warn("reading the draft's Message-ID", "id", out.Message.ID, "err", err)
-	} else if ids := msgIDList(headerOf("Message-ID", meta.header("Message-ID")), "Message-ID"); len(ids) > 0 {
-		ref.MessageID = ids[0]
+	} else {
+		ref.MessageID = mail.MsgID(meta.header("Message-ID"))
 	}
 	c.log.Info("draft saved", "draft_id", out.ID, "message_id", out.Message.ID, "thread_id", out.Message.ThreadID)
 	return ref, nil

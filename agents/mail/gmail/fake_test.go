@@ -19,6 +19,8 @@ import (
 	"time"
 
 	gomail "github.com/emersion/go-message/mail"
+
+	"github.com/spirit-app/spirit/agents/mail/mailtest"
 )
 
 // fakeGmail implements the Gmail API endpoints the connector uses, with
@@ -105,13 +107,13 @@ func threadID(root string) string {
 
 // seed adds a case's messages: the lawyer's own under SENT, the rest
 // under INBOX.
-func (f *fakeGmail) seed(c corpusCase) {
+func (f *fakeGmail) seed(c mailtest.Case) {
 	for _, m := range c.Messages {
 		label := "INBOX"
 		if m.Sent {
 			label = "SENT"
 		}
-		f.add(m.Raw, threadID(m.threadRoot()), m.Date, label)
+		f.add(m.Raw, threadID(m.ThreadRoot()), m.Date, label)
 	}
 }
 

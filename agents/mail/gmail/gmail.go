@@ -19,7 +19,9 @@
 package gmail
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -403,14 +405,21 @@ func (c *Connector) convert(rm rawMessage) (mail.Message, error) {
 	if err != nil {
 		return mail.Message{}, fmt.Errorf("decoding raw: %w", err)
 	}
-	m, err := parseRFC822(raw)
-	if err != nil {
-		return mail.Message{}, err
+	m, err := mail.Parse(bytes.NewReader(raw))
+	if errors.Is(err, mail.ErrPartialBody) {
+		c.log.Warn("message body read in part", "id", rm.ID, "err", err)
+	} else if err != nil {
+		return mail.Message{}, fmt.Errorf("parsing the message: %w", err)
 	}
 	if m.Date.IsZero() {
 		m.Date = internalDate(rm.InternalDate)
 	}
 	return m, nil
+}
+
+// decodeBase64URL decodes Gmail's base64url, with or without padding.
+func decodeBase64URL(s string) ([]byte, error) {
+	return base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
 }
 
 // internalDate reads Gmail's internalDate, epoch milliseconds as a string.

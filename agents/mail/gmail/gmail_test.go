@@ -19,6 +19,7 @@ import (
 
 	"github.com/spirit-app/spirit/agents/mail"
 	"github.com/spirit-app/spirit/agents/mail/gmail"
+	"github.com/spirit-app/spirit/agents/mail/mailtest"
 	"github.com/spirit-app/spirit/agents/mail/oauth"
 	"github.com/spirit-app/spirit/agents/mail/oauth/oauthtest"
 )
@@ -67,10 +68,10 @@ func (e env) sync(t *testing.T, cursor string) (map[string]mail.Message, string)
 	return got, next
 }
 
-func firstCase(t *testing.T) corpusCase {
-	cases := loadCorpus(t)
+func firstCase(t *testing.T) mailtest.Case {
+	cases := mailtest.LoadCorpus(t)
 	for _, c := range cases {
-		if slices.ContainsFunc(c.Messages, func(m corpusMessage) bool { return m.Sent }) && len(c.Messages) > 8 {
+		if slices.ContainsFunc(c.Messages, func(m mailtest.Message) bool { return m.Sent }) && len(c.Messages) > 8 {
 			return c
 		}
 	}
@@ -78,7 +79,7 @@ func firstCase(t *testing.T) corpusCase {
 }
 
 func TestSyncCorpus(t *testing.T) {
-	for _, c := range loadCorpus(t) {
+	for _, c := range mailtest.LoadCorpus(t) {
 		t.Run(c.Name, func(t *testing.T) {
 			e := newEnv(t, nil, gmail.Options{PageSize: 4})
 			e.fake.seed(c)
@@ -109,7 +110,7 @@ func TestSyncCorpus(t *testing.T) {
 	}
 }
 
-func checkMessage(t *testing.T, m mail.Message, want corpusMessage) {
+func checkMessage(t *testing.T, m mail.Message, want mailtest.Message) {
 	t.Helper()
 	folder := "INBOX"
 	if want.Sent {
@@ -129,7 +130,7 @@ func checkMessage(t *testing.T, m mail.Message, want corpusMessage) {
 	if !m.Date.Equal(want.Date) || m.Body != want.Body {
 		t.Errorf("%s: date/body = %v %q, want %v %q", want.MessageID, m.Date, m.Body, want.Date, want.Body)
 	}
-	if m.ConversationID != threadID(want.threadRoot()) {
+	if m.ConversationID != threadID(want.ThreadRoot()) {
 		t.Errorf("%s: conversation = %q, want the thread id", want.MessageID, m.ConversationID)
 	}
 	for _, key := range []string{"List-Id", "Precedence", "Auto-Submitted", "List-Unsubscribe"} {
@@ -180,7 +181,7 @@ func TestSyncDedupesMessagesUnderSeveralLabels(t *testing.T) {
 	c := firstCase(t)
 	e := newEnv(t, nil, gmail.Options{})
 	m := c.Messages[0]
-	id := e.fake.add(m.Raw, threadID(m.threadRoot()), m.Date, "INBOX", "SENT", "IMPORTANT")
+	id := e.fake.add(m.Raw, threadID(m.ThreadRoot()), m.Date, "INBOX", "SENT", "IMPORTANT")
 	got, _ := e.sync(t, "")
 	if len(got) != 1 || got[id].Folder != "Sent" {
 		t.Errorf("got %v, want one message in Sent", got)
@@ -195,10 +196,10 @@ func TestSyncIncremental(t *testing.T) {
 		if m.Sent {
 			label = "SENT"
 		}
-		e.fake.add(m.Raw, threadID(m.threadRoot()), m.Date, label)
+		e.fake.add(m.Raw, threadID(m.ThreadRoot()), m.Date, label)
 	}
 	archivedMsg := c.Messages[len(c.Messages)-3]
-	archived := e.fake.add(archivedMsg.Raw, threadID(archivedMsg.threadRoot()), archivedMsg.Date, "CATEGORY_UPDATES")
+	archived := e.fake.add(archivedMsg.Raw, threadID(archivedMsg.ThreadRoot()), archivedMsg.Date, "CATEGORY_UPDATES")
 	first, cursor := e.sync(t, "")
 	if _, ok := first[archived]; ok {
 		t.Fatal("a message outside INBOX, SENT and DRAFT was synced")
@@ -263,7 +264,7 @@ func TestSyncIncremental(t *testing.T) {
 func TestSyncHistoryExpired(t *testing.T) {
 	c := firstCase(t)
 	e := newEnv(t, nil, gmail.Options{})
-	e.fake.seed(corpusCase{Messages: c.Messages[:5]})
+	e.fake.seed(mailtest.Case{Messages: c.Messages[:5]})
 	_, cursor := e.sync(t, "")
 	e.fake.expireHistory()
 	newID := e.fake.add(c.Messages[5].Raw, "", c.Messages[5].Date, "INBOX")
@@ -362,14 +363,14 @@ func TestSyncRefreshFails(t *testing.T) {
 	}
 }
 
-func replyTarget(t *testing.T, c corpusCase) corpusMessage {
+func replyTarget(t *testing.T, c mailtest.Case) mailtest.Message {
 	for _, m := range c.Messages {
 		if !m.Sent && m.MessageID != "" {
 			return m
 		}
 	}
 	t.Skip("no inbox message")
-	return corpusMessage{}
+	return mailtest.Message{}
 }
 
 // draftHeader parses the raw message the fake stored for a draft.
@@ -403,14 +404,14 @@ func TestCreateDraftReply(t *testing.T) {
 		Body:            body,
 		InReplyTo:       orig.MessageID,
 		References:      refs,
-		ConversationID:  threadID(orig.threadRoot()),
+		ConversationID:  threadID(orig.ThreadRoot()),
 		ReplyToRemoteID: origID,
 	})
 	if err != nil {
 		t.Fatalf("CreateDraft: %v", err)
 	}
 	d := e.fake.message(ref.RemoteID)
-	if d.threadID != threadID(orig.threadRoot()) || !slices.Equal(d.labels, []string{"DRAFT"}) {
+	if d.threadID != threadID(orig.ThreadRoot()) || !slices.Equal(d.labels, []string{"DRAFT"}) {
 		t.Errorf("draft thread %q labels %v", d.threadID, d.labels)
 	}
 	h, gotBody := draftHeader(t, d.raw)
@@ -455,7 +456,7 @@ func TestCreateDraftFillsFromOriginal(t *testing.T) {
 	d := e.fake.message(ref.RemoteID)
 	h, _ := draftHeader(t, d.raw)
 	wantRefs := strings.Join(append(slices.Clone(orig.References), orig.MessageID), " ")
-	if d.threadID != threadID(orig.threadRoot()) || h.Get("In-Reply-To") != orig.MessageID || h.Get("References") != wantRefs {
+	if d.threadID != threadID(orig.ThreadRoot()) || h.Get("In-Reply-To") != orig.MessageID || h.Get("References") != wantRefs {
 		t.Errorf("draft thread %q In-Reply-To %q References %q", d.threadID, h.Get("In-Reply-To"), h.Get("References"))
 	}
 	wantSubject := orig.Subject

@@ -77,14 +77,14 @@ func (c *Connector) CreateDraft(ctx context.Context, d mail.Draft) (mail.DraftRe
 		}
 	}
 	c.log.Info("draft saved", "remote_id", draft.ID, "reply", replyTo != "")
-	return mail.DraftRef{RemoteID: draft.ID, MessageID: bracket(draft.InternetMessageID), Folder: "Drafts"}, nil
+	return mail.DraftRef{RemoteID: draft.ID, MessageID: mail.MsgID(draft.InternetMessageID), Folder: "Drafts"}, nil
 }
 
 // findByMessageID returns the id of the mailbox's message with RFC 5322
 // Message-ID msgID, or "" when there is none.
 func (c *Connector) findByMessageID(ctx context.Context, msgID string) (string, error) {
 	// OData string literals double their single quotes.
-	filter := "internetMessageId eq '" + strings.ReplaceAll(bracket(msgID), "'", "''") + "'"
+	filter := "internetMessageId eq '" + strings.ReplaceAll(mail.MsgID(msgID), "'", "''") + "'"
 	u := c.endpoint("/me/messages", "$filter", filter, "$select", "id", "$top", "1")
 	var p deltaPage
 	if err := c.api.DoJSON(ctx, http.MethodGet, u, nil, nil, &p); err != nil {

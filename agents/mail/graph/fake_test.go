@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/spirit-app/spirit/agents/mail"
+	"github.com/spirit-app/spirit/agents/mail/mailtest"
 )
 
 // fakeGraph implements the Microsoft Graph v1.0 endpoints the connector
@@ -114,7 +115,7 @@ func (f *fakeGraph) baseURL() string { return f.srv.URL + "/v1.0" }
 
 // seed adds a case's messages: the lawyer's own to Sent Items, the rest to
 // the Inbox.
-func (f *fakeGraph) seed(c corpusCase) {
+func (f *fakeGraph) seed(c mailtest.Case) {
 	for _, m := range c.Messages {
 		folder := "inbox"
 		if m.Sent {
@@ -125,7 +126,7 @@ func (f *fakeGraph) seed(c corpusCase) {
 }
 
 // add stores a corpus message in folder and returns its Graph id.
-func (f *fakeGraph) add(m corpusMessage, folder string) string {
+func (f *fakeGraph) add(m mailtest.Message, folder string) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.seq++
@@ -133,7 +134,7 @@ func (f *fakeGraph) add(m corpusMessage, folder string) string {
 	id := fmt.Sprintf("AAMkAG%04d=", f.nextID)
 	fm := &fakeMsg{
 		id: id, folder: folder,
-		conversationID:    conversationID(m.threadRoot()),
+		conversationID:    conversationID(m.ThreadRoot()),
 		internetMessageID: m.MessageID,
 		subject:           m.Subject,
 		from:              m.From, to: m.To, cc: m.Cc,

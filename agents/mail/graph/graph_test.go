@@ -17,6 +17,7 @@ import (
 
 	"github.com/spirit-app/spirit/agents/mail"
 	"github.com/spirit-app/spirit/agents/mail/graph"
+	"github.com/spirit-app/spirit/agents/mail/mailtest"
 	"github.com/spirit-app/spirit/agents/mail/oauth"
 	"github.com/spirit-app/spirit/agents/mail/oauth/oauthtest"
 )
@@ -65,11 +66,11 @@ func (e env) sync(t *testing.T, cursor string) (map[string]mail.Message, string)
 	return got, next
 }
 
-func firstCase(t *testing.T) corpusCase {
-	cases := loadCorpus(t)
+func firstCase(t *testing.T) mailtest.Case {
+	cases := mailtest.LoadCorpus(t)
 	for _, c := range cases {
 		// A case with both received and sent mail.
-		sent := slices.IndexFunc(c.Messages, func(m corpusMessage) bool { return m.Sent })
+		sent := slices.IndexFunc(c.Messages, func(m mailtest.Message) bool { return m.Sent })
 		if sent >= 0 && len(c.Messages) > 8 {
 			return c
 		}
@@ -78,7 +79,7 @@ func firstCase(t *testing.T) corpusCase {
 }
 
 func TestSyncCorpus(t *testing.T) {
-	for _, c := range loadCorpus(t) {
+	for _, c := range mailtest.LoadCorpus(t) {
 		t.Run(c.Name, func(t *testing.T) {
 			e := newEnv(t, nil, graph.Options{PageSize: 4})
 			e.fake.seed(c)
@@ -114,7 +115,7 @@ func TestSyncCorpus(t *testing.T) {
 	}
 }
 
-func checkMessage(t *testing.T, m mail.Message, want corpusMessage) {
+func checkMessage(t *testing.T, m mail.Message, want mailtest.Message) {
 	t.Helper()
 	folder := "INBOX"
 	if want.Sent {
@@ -137,7 +138,7 @@ func checkMessage(t *testing.T, m mail.Message, want corpusMessage) {
 	if m.Body != want.Body {
 		t.Errorf("%s: body = %q, want %q", want.MessageID, m.Body, want.Body)
 	}
-	if m.ConversationID != conversationID(want.threadRoot()) {
+	if m.ConversationID != conversationID(want.ThreadRoot()) {
 		t.Errorf("%s: conversation = %q", want.MessageID, m.ConversationID)
 	}
 	if listID := want.Header.Get("List-Id"); listID != "" && m.Headers["list-id"] != listID {
@@ -189,7 +190,7 @@ func checkRequests(t *testing.T, reqs []recorded, pageSize int) {
 func TestSyncIncremental(t *testing.T) {
 	c := firstCase(t)
 	e := newEnv(t, nil, graph.Options{PageSize: 3})
-	e.fake.seed(corpusCase{Messages: c.Messages[:len(c.Messages)-2]})
+	e.fake.seed(mailtest.Case{Messages: c.Messages[:len(c.Messages)-2]})
 	first, cursor := e.sync(t, "")
 
 	inboxIDs := []string{}
@@ -271,7 +272,7 @@ func TestSyncSince(t *testing.T) {
 func TestSyncExpiredDeltaLink(t *testing.T) {
 	c := firstCase(t)
 	e := newEnv(t, nil, graph.Options{})
-	e.fake.seed(corpusCase{Messages: c.Messages[:5]})
+	e.fake.seed(mailtest.Case{Messages: c.Messages[:5]})
 	_, cursor := e.sync(t, "")
 	e.fake.expireDeltaTokens()
 	newID := e.fake.add(c.Messages[5], "inbox")
@@ -404,14 +405,14 @@ func TestSyncStopsOnCallbackError(t *testing.T) {
 }
 
 // replyTarget is an inbox message that has a sender to answer.
-func replyTarget(t *testing.T, c corpusCase) corpusMessage {
+func replyTarget(t *testing.T, c mailtest.Case) mailtest.Message {
 	for _, m := range c.Messages {
 		if !m.Sent && m.MessageID != "" {
 			return m
 		}
 	}
 	t.Skip("no inbox message")
-	return corpusMessage{}
+	return mailtest.Message{}
 }
 
 func TestCreateDraftReply(t *testing.T) {
@@ -435,7 +436,7 @@ func TestCreateDraftReply(t *testing.T) {
 		t.Fatalf("CreateDraft: %v", err)
 	}
 	d := e.fake.message(ref.RemoteID)
-	if d.inReplyTo != orig.MessageID || d.conversationID != conversationID(orig.threadRoot()) || !d.isDraft || d.folder != "drafts" {
+	if d.inReplyTo != orig.MessageID || d.conversationID != conversationID(orig.ThreadRoot()) || !d.isDraft || d.folder != "drafts" {
 		t.Errorf("draft threading = in-reply-to %q conversation %q draft %v folder %q", d.inReplyTo, d.conversationID, d.isDraft, d.folder)
 	}
 	if d.body != "Thanks, I will review and revert by Friday.\n\nDana" || d.bodyType != "text" {

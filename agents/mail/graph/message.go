@@ -4,8 +4,6 @@ import (
 	"strings"
 	"time"
 
-	gomail "github.com/emersion/go-message/mail"
-
 	"github.com/spirit-app/spirit/agents/mail"
 )
 
@@ -64,7 +62,7 @@ func convert(m message, folderName string) mail.Message {
 	out := mail.Message{
 		RemoteID:       m.ID,
 		Folder:         folderName,
-		MessageID:      bracket(m.InternetMessageID),
+		MessageID:      mail.MsgID(m.InternetMessageID),
 		ConversationID: m.ConversationID,
 		Draft:          m.IsDraft,
 		To:             addresses(m.ToRecipients),
@@ -85,37 +83,29 @@ func convert(m message, folderName string) mail.Message {
 		out.Body = m.Body.Content
 		if strings.EqualFold(m.Body.ContentType, "html") {
 			// Graph ignored the Prefer header.
-			out.Body = htmlToText(m.Body.Content)
+			out.Body = mail.HTMLToText(m.Body.Content)
 		}
 	}
 	for _, h := range m.Headers {
-		key := strings.ToLower(h.Name)
-		switch {
+		switch key := strings.ToLower(h.Name); {
 		case key == "in-reply-to":
-			if ids := msgIDs(h.Value); len(ids) > 0 {
-				out.InReplyTo = ids[0]
+			if id := mail.MsgID(h.Value); id != "" {
+				out.InReplyTo = id
 			}
 		case key == "references":
-			out.References = msgIDs(h.Value)
+			out.References = mail.MsgIDs(h.Value)
 		case key == "message-id" && out.MessageID == "":
-			if ids := msgIDs(h.Value); len(ids) > 0 {
-				out.MessageID = ids[0]
-			}
-		case bulkHeader(key):
-			if out.Headers == nil {
-				out.Headers = map[string]string{}
-			}
-			out.Headers[key] = h.Value
+			out.MessageID = mail.MsgID(h.Value)
+		default:
+			out.Headers = mail.AddBulkHeader(out.Headers, h.Name, h.Value)
 		}
 	}
 	for _, p := range m.ExtendedProps {
 		switch {
 		case sameProp(p.ID, propInReplyTo) && out.InReplyTo == "":
-			if ids := msgIDs(p.Value); len(ids) > 0 {
-				out.InReplyTo = ids[0]
-			}
+			out.InReplyTo = mail.MsgID(p.Value)
 		case sameProp(p.ID, propReferences) && len(out.References) == 0:
-			out.References = msgIDs(p.Value)
+			out.References = mail.MsgIDs(p.Value)
 		}
 	}
 	return out
@@ -148,49 +138,4 @@ func recipients(as []mail.Address) []recipient {
 		out[i] = recipient{EmailAddress: emailAddress{Name: a.Name, Address: a.Email}}
 	}
 	return out
-}
-
-// msgIDs parses a list of message ids (In-Reply-To, References) and
-// returns them in angle brackets, as package mail keeps them. Malformed
-// lists keep their bracketed words.
-func msgIDs(v string) []string {
-	h := gomail.HeaderFromMap(map[string][]string{"References": {v}})
-	ids, err := h.MsgIDList("References")
-	if err != nil {
-		ids = ids[:0]
-		for _, f := range strings.Fields(v) {
-			if strings.HasPrefix(f, "<") && strings.HasSuffix(f, ">") && len(f) > 2 {
-				ids = append(ids, f[1:len(f)-1])
-			}
-		}
-	}
-	out := make([]string, 0, len(ids))
-	for _, id := range ids {
-		out = append(out, "<"+id+">")
-	}
-	if len(out) == 0 {
-		return nil
-	}
-	return out
-}
-
-// bracket puts a message id in angle brackets if it lacks them.
-func bracket(id string) string {
-	id = strings.TrimSpace(id)
-	if id == "" || strings.HasPrefix(id, "<") {
-		return id
-	}
-	return "<" + id + ">"
-}
-
-// bulkHeader reports whether a header tells bulk or automatic mail apart
-// (package mail's Message.Headers).
-func bulkHeader(key string) bool {
-	switch key {
-	case "list-id", "list-unsubscribe", "list-unsubscribe-post", "list-post", "list-owner",
-		"precedence", "auto-submitted", "x-auto-response-suppress", "x-autoreply",
-		"x-autorespond", "feedback-id", "x-mailer":
-		return true
-	}
-	return false
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spirit-app/spirit/agents/mail"
 )
 
 func parseString(t *testing.T, s string) mailMessage {
@@ -152,7 +154,7 @@ func TestParseNoContentType(t *testing.T) {
 }
 
 func TestMsgIDs(t *testing.T) {
-	got := msgIDs("<a@x> <b@y>(comment)<c@z> <bad id> junk")
+	got := mail.MsgIDs("<a@x> <b@y>(comment)<c@z> <bad id> junk")
 	if strings.Join(got, ",") != "<a@x>,<b@y>,<c@z>" {
 		t.Errorf("msgIDs = %q", got)
 	}

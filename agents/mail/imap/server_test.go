@@ -14,8 +14,6 @@ import (
 	"log/slog"
 	"math/big"
 	"net"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -26,6 +24,8 @@ import (
 	"github.com/emersion/go-imap/v2/imapserver"
 	"github.com/emersion/go-imap/v2/imapserver/imapmemserver"
 	"github.com/emersion/go-sasl"
+
+	"github.com/spirit-app/spirit/agents/mail/mailtest"
 )
 
 const (
@@ -307,74 +307,13 @@ type mboxMessage struct {
 // loadCorpus reads every /work/shared/cases/glance/*/mailbox.mbox.
 func loadCorpus(t testing.TB) []mboxMessage {
 	t.Helper()
-	const root = "/work/shared/cases/glance"
-	entries, err := os.ReadDir(root)
-	if err != nil {
-		t.Skipf("no mail corpus at %s: %v", root, err)
-	}
 	var out []mboxMessage
-	for _, e := range entries {
-		if !e.IsDir() {
-			continue
+	for _, c := range mailtest.LoadCorpus(t) {
+		for _, m := range c.Messages {
+			out = append(out, mboxMessage{source: c.Name, raw: mailtest.CRLF(m.Raw)})
 		}
-		data, err := os.ReadFile(filepath.Join(root, e.Name(), "mailbox.mbox"))
-		if os.IsNotExist(err) {
-			continue
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, raw := range splitMbox(data) {
-			out = append(out, mboxMessage{source: e.Name(), raw: raw})
-		}
-	}
-	if len(out) == 0 {
-		t.Skipf("no mailbox.mbox files under %s", root)
 	}
 	return out
-}
-
-// splitMbox splits an mbox at "From " separator lines (a "From " line at
-// the start or after a blank line), undoes mboxrd ">From " quoting and
-// converts line ends to CRLF.
-func splitMbox(data []byte) [][]byte {
-	lines := strings.SplitAfter(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
-	var msgs [][]byte
-	var cur []string
-	prevBlank := true
-	flush := func() {
-		for len(cur) > 0 && strings.TrimSpace(cur[len(cur)-1]) == "" {
-			cur = cur[:len(cur)-1] // the blank line before the next "From "
-		}
-		if len(cur) > 0 {
-			var b strings.Builder
-			for _, l := range cur {
-				b.WriteString(strings.TrimSuffix(l, "\n"))
-				b.WriteString("\r\n")
-			}
-			msgs = append(msgs, []byte(b.String()))
-		}
-		cur = nil
-	}
-	started := false
-	for _, l := range lines {
-		if strings.HasPrefix(l, "From ") && prevBlank {
-			flush()
-			started = true
-			prevBlank = false
-			continue
-		}
-		prevBlank = strings.TrimSpace(l) == ""
-		if !started {
-			continue
-		}
-		if t := strings.TrimLeft(l, ">"); len(t) < len(l) && strings.HasPrefix(t, "From ") {
-			l = l[1:]
-		}
-		cur = append(cur, l)
-	}
-	flush()
-	return msgs
 }
 
 // collect runs a sync and returns what it delivered.

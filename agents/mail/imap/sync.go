@@ -325,7 +325,10 @@ func (c *Connector) fetchBatch(ctx context.Context, cl *imapclient.Client, p *pl
 				continue // an unsolicited flag update, not our data
 			}
 			id := remoteID(p.folder.Name, p.validity, uint32(uid))
-			if perr != nil {
+			switch {
+			case errors.Is(perr, mail.ErrPartialBody):
+				c.log.Warn("message body read in part", "remote_id", id, "err", perr)
+			case perr != nil:
 				// Deliver what there is: a message the index knows
 				// exists beats one silently missing.
 				c.log.Warn("unreadable message", "remote_id", id, "err", perr)

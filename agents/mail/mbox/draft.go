@@ -107,3 +107,10 @@ func newMessageID(email string) (string, error) {
 	}
 	return "spirit." + hex.EncodeToString(b) + "@" + domain, nil
 }
+
+// oneLine collapses a header value's folding and control characters.
+func oneLine(s string) string {
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool {
+		return r == '\r' || r == '\n' || r == '\t' || r == ' '
+	}), " ")
+}

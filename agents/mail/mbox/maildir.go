@@ -267,8 +267,7 @@ func (c *Maildir) readFile(ctx context.Context, f folder, path string) (mail.Mes
 	}
 	defer file.Close()
 	m, err := parseMessage(file, fileDate(file, filepath.Base(path)))
-	var partial *partialError
-	if errors.As(err, &partial) {
+	if errors.Is(err, mail.ErrPartialBody) {
 		c.opt.Logger.WarnContext(ctx, "maildir: message body read in part", "path", path, "err", err)
 	} else if err != nil {
 		reason := strings.TrimSpace(err.Error())

@@ -316,8 +316,7 @@ func (c *Mbox) readFolder(ctx context.Context, f folder, known map[string]string
 			return nil
 		}
 		m, err := parseMessage(bytes.NewReader(raw.data), raw.fromDate)
-		var partial *partialError
-		if errors.As(err, &partial) {
+		if errors.Is(err, mail.ErrPartialBody) {
 			c.opt.Logger.WarnContext(ctx, "mbox: message body read in part", "folder", f.name, "where", where, "err", err)
 		} else if err != nil {
 			c.skip(ctx, f.name, where, err.Error())

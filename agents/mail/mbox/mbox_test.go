@@ -471,7 +471,7 @@ func TestHTMLToText(t *testing.T) {
 		{"<div>On Monday Bob wrote:</div><blockquote><div>Can you <i>look</i>?</div><blockquote>older</blockquote></blockquote>",
 			"On Monday Bob wrote:\n> Can you look?\n> > older\n"},
 	} {
-		if got := htmlToText(tc.in); got != tc.want {
+		if got := lineEnded(mail.HTMLToText(tc.in)); got != tc.want {
 			t.Errorf("htmlToText(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}

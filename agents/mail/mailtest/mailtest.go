@@ -1,4 +1,8 @@
-package gmail_test
+// Package mailtest reads the mail test corpus for the connectors' tests:
+// splitting mbox files into messages, and parsing each message
+// independently of package mail's parser, as the truth the tests compare
+// a connector's output against.
+package mailtest
 
 import (
 	"bufio"
@@ -8,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,14 +22,14 @@ import (
 	"github.com/spirit-app/spirit/agents/mail"
 )
 
-// corpusDir holds the glance cases; each has a mailbox.mbox and a
+// CorpusDir holds the glance cases; each has a mailbox.mbox and a
 // case.json naming the lawyer's addresses.
-const corpusDir = "/work/shared/cases/glance"
+const CorpusDir = "/work/shared/cases/glance"
 
-// corpusMessage is one message of a case mailbox, parsed independently of
-// the connector: the truth the tests compare against.
-type corpusMessage struct {
-	Raw        []byte
+// Message is one message of a case mailbox, parsed with go-message
+// directly rather than with the code under test.
+type Message struct {
+	Raw        []byte // "\n" line ends, as in the mbox
 	Header     gomail.Header
 	MessageID  string // in angle brackets
 	InReplyTo  string
@@ -35,33 +38,44 @@ type corpusMessage struct {
 	From       mail.Address
 	To, Cc     []mail.Address
 	Date       time.Time
-	Body       string
-	Sent       bool // from the lawyer: lives in Sent Items
+	Body       string // the first text/plain part, as sent
+	Sent       bool   // from the lawyer: lives in Sent Items
 }
 
-// corpusCase is one case's mailbox.
-type corpusCase struct {
+// ThreadRoot is the first message id of m's thread, which the fakes turn
+// into a conversation id.
+func (m Message) ThreadRoot() string {
+	switch {
+	case len(m.References) > 0:
+		return m.References[0]
+	case m.InReplyTo != "":
+		return m.InReplyTo
+	}
+	return m.MessageID
+}
+
+// Case is one case's mailbox.
+type Case struct {
 	Name     string
-	Messages []corpusMessage
+	Messages []Message
 }
 
-// loadCorpus reads every case mailbox, skipping the test when there are
-// none.
-func loadCorpus(t *testing.T) []corpusCase {
+// LoadCorpus reads every case mailbox under CorpusDir, skipping the test
+// when there are none.
+func LoadCorpus(t testing.TB) []Case {
 	t.Helper()
-	dirs, err := os.ReadDir(corpusDir)
+	dirs, err := os.ReadDir(CorpusDir)
 	if err != nil {
 		t.Skipf("no mail corpus: %v", err)
 	}
-	var cases []corpusCase
+	var cases []Case
 	for _, d := range dirs {
-		mbox := filepath.Join(corpusDir, d.Name(), "mailbox.mbox")
-		data, err := os.ReadFile(mbox)
+		data, err := os.ReadFile(filepath.Join(CorpusDir, d.Name(), "mailbox.mbox"))
 		if err != nil {
 			continue
 		}
 		me := map[string]bool{}
-		if cj, err := os.ReadFile(filepath.Join(corpusDir, d.Name(), "case.json")); err == nil {
+		if cj, err := os.ReadFile(filepath.Join(CorpusDir, d.Name(), "case.json")); err == nil {
 			var c struct {
 				Me struct {
 					Addresses []string `json:"addresses"`
@@ -74,14 +88,14 @@ func loadCorpus(t *testing.T) []corpusCase {
 				me[strings.ToLower(a)] = true
 			}
 		}
-		cc := corpusCase{Name: d.Name()}
-		for _, raw := range splitMbox(data) {
-			m := parseCorpusMessage(t, raw)
+		c := Case{Name: d.Name()}
+		for _, raw := range SplitMbox(data) {
+			m := ParseMessage(t, raw)
 			m.Sent = me[strings.ToLower(m.From.Email)]
-			cc.Messages = append(cc.Messages, m)
+			c.Messages = append(c.Messages, m)
 		}
-		if len(cc.Messages) > 0 {
-			cases = append(cases, cc)
+		if len(c.Messages) > 0 {
+			cases = append(cases, c)
 		}
 	}
 	if len(cases) == 0 {
@@ -93,10 +107,10 @@ func loadCorpus(t *testing.T) []corpusCase {
 // reSeparator matches an mbox "From " line: "From sender Thu Jun 11 …".
 var reSeparator = regexp.MustCompile(`^From \S+ +(Mon|Tue|Wed|Thu|Fri|Sat|Sun) `)
 
-// splitMbox splits an mbox file: a separator line after a blank line (or
+// SplitMbox splits an mbox file: a separator line after a blank line (or
 // at the top) starts a message; ">From " lines lose one ">" (mboxrd and
-// mboxo alike).
-func splitMbox(data []byte) [][]byte {
+// mboxo alike). Messages keep "\n" line ends (see CRLF).
+func SplitMbox(data []byte) [][]byte {
 	var msgs [][]byte
 	var cur *bytes.Buffer
 	prevBlank := true
@@ -113,7 +127,7 @@ func splitMbox(data []byte) [][]byte {
 		}
 	}
 	for sc.Scan() {
-		line := sc.Text()
+		line := strings.TrimSuffix(sc.Text(), "\r")
 		if prevBlank && reSeparator.MatchString(line) {
 			flush()
 			cur = &bytes.Buffer{}
@@ -134,13 +148,20 @@ func splitMbox(data []byte) [][]byte {
 	return msgs
 }
 
-func parseCorpusMessage(t *testing.T, raw []byte) corpusMessage {
+// CRLF converts "\n" line ends to "\r\n", as IMAP stores messages.
+func CRLF(b []byte) []byte {
+	return bytes.ReplaceAll(bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n")), []byte("\n"), []byte("\r\n"))
+}
+
+// ParseMessage parses one corpus message with go-message, failing the
+// test when it cannot.
+func ParseMessage(t testing.TB, raw []byte) Message {
 	t.Helper()
 	r, err := gomail.CreateReader(bytes.NewReader(raw))
 	if err != nil {
 		t.Fatalf("corpus message: %v\n%s", err, raw[:min(len(raw), 300)])
 	}
-	m := corpusMessage{Raw: raw, Header: r.Header}
+	m := Message{Raw: raw, Header: r.Header}
 	if id, _ := r.Header.MessageID(); id != "" {
 		m.MessageID = "<" + id + ">"
 	}
@@ -157,8 +178,8 @@ func parseCorpusMessage(t *testing.T, raw []byte) corpusMessage {
 	if len(from) > 0 {
 		m.From = mail.Address{Name: from[0].Name, Email: from[0].Address}
 	}
-	m.To = corpusAddresses(r.Header, "To")
-	m.Cc = corpusAddresses(r.Header, "Cc")
+	m.To = addresses(r.Header, "To")
+	m.Cc = addresses(r.Header, "Cc")
 	for {
 		p, err := r.NextPart()
 		if err == io.EOF {
@@ -177,36 +198,11 @@ func parseCorpusMessage(t *testing.T, raw []byte) corpusMessage {
 	return m
 }
 
-func corpusAddresses(h gomail.Header, key string) []mail.Address {
+func addresses(h gomail.Header, key string) []mail.Address {
 	list, _ := h.AddressList(key)
 	var out []mail.Address
 	for _, a := range list {
 		out = append(out, mail.Address{Name: a.Name, Email: a.Address})
 	}
 	return out
-}
-
-// threadRoot is the first message id of m's thread, which the fakes turn
-// into a conversation id.
-func (m corpusMessage) threadRoot() string {
-	switch {
-	case len(m.References) > 0:
-		return m.References[0]
-	case m.InReplyTo != "":
-		return m.InReplyTo
-	}
-	return m.MessageID
-}
-
-func TestSplitMbox(t *testing.T) {
-	data := []byte("From a@b Thu Jun 11 14:30:30 2026\nSubject: one\n\nFrom here on\n>From escaped\n\nFrom c@d Fri Jun 12 10:00:00 2026\nSubject: two\n\nbody\n")
-	got := splitMbox(data)
-	want := []string{"Subject: one\n\nFrom here on\nFrom escaped\n", "Subject: two\n\nbody\n"}
-	var gotS []string
-	for _, g := range got {
-		gotS = append(gotS, string(g))
-	}
-	if !slices.Equal(gotS, want) {
-		t.Errorf("splitMbox = %q, want %q", gotS, want)
-	}
 }
