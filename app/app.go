@@ -68,6 +68,7 @@ func Run(ctx context.Context, cfg Config) error {
 
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
+	core.runCtx = runCtx
 	var bg sync.WaitGroup
 	start := func() {
 		// Once a presenter is attached: put back what is still open, then
@@ -78,9 +79,11 @@ func Run(ctx context.Context, cfg Config) error {
 		core.voice = v
 		core.mu.Unlock()
 		ms := newMailSyncer(core, cfg.DataDir)
+		wt := newWatching(core)
 		core.mu.Lock()
-		core.mail = ms
+		core.mail, core.watch = ms, wt
 		core.mu.Unlock()
+		wt.setPaused(runCtx, core.Status().WatchingPaused)
 		core.voiceChanged()
 		bg.Add(4)
 		go func() {
@@ -110,6 +113,9 @@ func Run(ctx context.Context, cfg Config) error {
 		log.Error("user interface", "err", err)
 	}
 	stop()
+	if w := core.watcher(); w != nil {
+		w.stop()
+	}
 	bg.Wait()
 
 	// Shut down with a fresh context: ctx may already be cancelled.

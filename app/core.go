@@ -89,10 +89,13 @@ type Core struct {
 	rem     *reminders.Scheduler
 	voice   *voice
 	mail    *mailSyncer
+	watch   *watching
 	version string
 	started time.Time
 	now     func() time.Time
 	log     *slog.Logger
+
+	runCtx context.Context // lives as long as Spirit runs; set by Run
 
 	mu        sync.Mutex
 	status    Status
@@ -105,7 +108,7 @@ var _ api.Backend = (*Core)(nil)
 
 // NewCore loads the persisted toggles from st.
 func NewCore(ctx context.Context, st *store.Store, version string, log *slog.Logger) (*Core, error) {
-	c := &Core{store: st, version: version, started: time.Now(), now: time.Now, log: log}
+	c := &Core{store: st, version: version, started: time.Now(), now: time.Now, log: log, runCtx: context.Background()}
 	var err error
 	if c.status.ListeningPaused, err = st.BoolSetting(ctx, settingListeningPaused, false); err != nil {
 		return nil, fmt.Errorf("load settings: %w", err)
@@ -173,6 +176,9 @@ func (c *Core) setToggle(ctx context.Context, key string, paused bool, by string
 	if key == settingListeningPaused && v != nil {
 		v.setPaused(paused) // the microphone is closed before we say so
 	}
+	if w := c.watcher(); key == settingWatchingPaused && w != nil {
+		w.setPaused(c.runCtx, paused) // the watcher is gone before we say so
+	}
 	st := c.Status()
 
 	what := strings.TrimSuffix(key, ".paused")
@@ -204,7 +210,7 @@ func (c *Core) Health(ctx context.Context) api.Health {
 		UptimeSeconds: time.Since(c.started).Seconds(),
 		Subsystems: map[string]api.Subsystem{
 			"listening": c.listeningState(st),
-			"watching":  pausedState(st.WatchingPaused, "screen watching arrives with the screen module"),
+			"watching":  c.watchingState(st),
 		},
 		Counters: map[string]int64{
 			"say_commands":    c.says.Load(),
@@ -222,6 +228,9 @@ func (c *Core) Health(ctx context.Context) api.Health {
 		h.Counters["world_entries"] = counts.Entries
 		h.Counters["world_events"] = counts.Events
 		h.Counters["agent_sessions"] = counts.Sessions
+	}
+	if w := c.watcher(); w != nil {
+		h.Counters["app_switches"] = w.switches.Load()
 	}
 	c.mu.Lock()
 	ms := c.mail
@@ -252,6 +261,25 @@ func (c *Core) listeningState(st Status) api.Subsystem {
 		state = "on"
 	}
 	return api.Subsystem{State: state, Detail: detail}
+}
+
+func (c *Core) watchingState(st Status) api.Subsystem {
+	if st.WatchingPaused {
+		return api.Subsystem{State: "paused"}
+	}
+	w := c.watcher()
+	if w == nil {
+		return api.Subsystem{State: "starting"}
+	}
+	state, detail := w.State()
+	return api.Subsystem{State: state, Detail: detail}
+}
+
+// watcher returns the app-switch watcher, or nil before it starts.
+func (c *Core) watcher() *watching {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.watch
 }
 
 func pausedState(paused bool, detail string) api.Subsystem {

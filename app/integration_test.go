@@ -512,6 +512,19 @@ func TestPauseHotkey(t *testing.T) {
 	d.waitOrb(t, ctx, dockedAt(wa))
 	work.waitFocused(t, ctx)
 	c := apiClient(t, ctx, dataDir)
+	// The app-switch watcher reports the lawyer's window (the orb is Spirit's own).
+	err = desktoptest.Poll(ctx, func() (bool, error) {
+		es, err := c.World(ctx, 0, 1000)
+		for _, e := range es {
+			if e.Source == "screen" && strings.Contains(e.Text, "Lawyer's brief") {
+				return true, nil
+			}
+		}
+		return false, err
+	})
+	if err != nil {
+		t.Fatalf("no app switch to the lawyer's window in the world log: %v", err)
+	}
 	for _, want := range []string{"paused", "no speech model"} {
 		// The grab is in place once the app logged it; poll /health for the result.
 		key := exec.CommandContext(ctx, "xdotool", "key", "ctrl+alt+p")

@@ -10,9 +10,9 @@ want="${1:-run}"
 # Build: cgo toolchain and the headers Fyne (GLFW, X11, Wayland) links against.
 build_pkgs=(gcc g++ pkg-config libgl1-mesa-dev xorg-dev libx11-dev libxtst-dev
   libxkbcommon-dev libxkbcommon-x11-dev libx11-xcb-dev libxcb-xkb-dev libpng-dev
-  libwayland-dev wayland-protocols portaudio19-dev cmake)
+  libwayland-dev wayland-protocols portaudio19-dev cmake libtesseract-dev libleptonica-dev)
 # Run: a session bus for the tray.
-run_pkgs=(dbus dbus-x11 libgl1-mesa-dri libportaudio2)
+run_pkgs=(dbus dbus-x11 libgl1-mesa-dri libportaudio2 tesseract-ocr-eng)
 # Test: a real X server, window manager and window tools.
 test_pkgs=(xvfb openbox xdotool x11-utils jackd2 espeak-ng sox gnome-keyring)
 

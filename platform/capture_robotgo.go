@@ -1,0 +1,130 @@
+//go:build darwin || windows
+
+package platform
+
+// macOS and Windows go through robotgo. UNTESTED HERE: this code is built
+// and run on neither system in Spirit's CI (cgo cross-compilation is not
+// set up); it was type-checked against robotgo v1.0.2's signatures only.
+//
+// robotgo keeps the "current window" in C globals and re-reads the
+// foreground window inside each call, so GetTitle, GetPid and GetHandle
+// may describe different windows, and concurrent calls trample each other.
+// Display serialises all robotgo calls and re-reads the handle after a
+// snapshot to catch a switch in between.
+//
+// Neither system gets the X11 extras: VisibleWindows is unsupported (no
+// redaction of excluded windows that are visible but not in front), and
+// WatchForeground polls, as robotgo has no change notification.
+
+import (
+	"context"
+	"fmt"
+	"image"
+	"sync"
+	"time"
+
+	"github.com/go-vgo/robotgo"
+)
+
+// pollInterval is how often WatchForeground looks at the foreground window
+// where no event tells it. Reading handle and title costs well under a
+// millisecond, so 4 Hz is cheap and below the watcher's debounce.
+const pollInterval = 250 * time.Millisecond
+
+// Display is the window system as Spirit's sight needs it: which window is
+// in front, when that changes, which monitors exist and what they show.
+// Its methods are safe for concurrent use.
+type Display struct {
+	mu sync.Mutex // robotgo's C state is global and not thread-safe
+	os osDisplay  // per-system helpers (window_darwin.go, window_windows.go)
+}
+
+// OpenDisplay prepares robotgo; name is ignored (there is one desktop).
+func OpenDisplay(string) (*Display, error) {
+	d := &Display{}
+	if err := d.os.init(); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Close releases nothing: robotgo holds no connection.
+func (d *Display) Close() error { return nil }
+
+// VisibleWindows is not available through robotgo.
+func (d *Display) VisibleWindows(context.Context) ([]Window, error) {
+	return nil, ErrUnsupported
+}
+
+// WatchForeground polls the foreground window's handle and title and calls
+// changed when either differs, and once at the start, until ctx ends.
+func (d *Display) WatchForeground(ctx context.Context, changed func()) error {
+	t := time.NewTicker(pollInterval)
+	defer t.Stop()
+	lastID, lastTitle := d.peek()
+	changed()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		id, title := d.peek()
+		if id != lastID || title != lastTitle {
+			lastID, lastTitle = id, title
+			changed()
+		}
+	}
+}
+
+// Monitors returns the displays' bounds.
+func (d *Display) Monitors(ctx context.Context) ([]image.Rectangle, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	n := robotgo.DisplaysNum()
+	out := make([]image.Rectangle, 0, n)
+	for i := range n {
+		x, y, w, h := robotgo.GetDisplayBounds(i)
+		if w > 0 && h > 0 {
+			out = append(out, image.Rect(x, y, x+w, y+h))
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no displays found: %w", ErrUnsupported)
+	}
+	return out, nil
+}
+
+// Grab reads the screen inside r as an opaque RGBA image with bounds at
+// (0, 0). On macOS this needs the Screen Recording permission; without it
+// the system returns the wallpaper only.
+func (d *Display) Grab(ctx context.Context, r image.Rectangle) (*image.RGBA, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if r.Empty() {
+		return nil, fmt.Errorf("grab %v: empty rectangle", r)
+	}
+	d.mu.Lock()
+	img, err := robotgo.Capture(r.Min.X, r.Min.Y, r.Dx(), r.Dy())
+	d.mu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("capture %v: %w", r, err)
+	}
+	// Some capture paths leave alpha at 0; a transparent screenshot
+	// encodes as nothing.
+	for i := 3; i < len(img.Pix); i += 4 {
+		img.Pix[i] = 0xff
+	}
+	if img.Rect.Min != (image.Point{}) {
+		img.Rect = img.Rect.Sub(img.Rect.Min)
+	}
+	return img, nil
+}
+
+// snapshotAttempts bounds how often Foreground looks again when the
+// foreground window changes while it reads it.
+const snapshotAttempts = 5

@@ -1,0 +1,69 @@
+package platform
+
+// UNTESTED HERE: see capture_robotgo.go. robotgo reads the focused window
+// through the Accessibility API, which needs the user's permission (System
+// Settings → Privacy & Security → Accessibility); without it titles come
+// back empty and robotgo prints a warning on each call.
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-vgo/robotgo"
+)
+
+// robotgoInvalid is what robotgo returns as a "title" when it found no
+// valid focused window.
+const robotgoInvalid = "is_valid failed."
+
+type osDisplay struct{}
+
+func (o *osDisplay) init() error { return nil }
+
+// Foreground returns the focused window of the frontmost application, or a
+// zero Window when there is none.
+//
+// robotgo re-reads the focused window in every call, so handle, PID and
+// title are read, then handle and PID again; a change in between starts
+// over, so the fields describe one window.
+func (d *Display) Foreground(ctx context.Context) (Window, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for range snapshotAttempts {
+		if err := ctx.Err(); err != nil {
+			return Window{}, err
+		}
+		h := robotgo.GetHandle()
+		if h == 0 {
+			return Window{}, nil
+		}
+		pid := robotgo.GetPid()
+		title := robotgo.GetTitle()
+		if robotgo.GetHandle() != h || robotgo.GetPid() != pid {
+			continue
+		}
+		if title == robotgoInvalid {
+			title = ""
+		}
+		w := Window{ID: uint64(h), Title: title, PID: pid}
+		if pid > 0 {
+			// On macOS the process name is the application's name,
+			// e.g. "Microsoft Outlook".
+			if name, err := robotgo.FindName(pid); err == nil {
+				w.Process, w.Name = name, name
+			}
+			x, y, width, height := robotgo.GetBounds(pid)
+			w.Frame.Min.X, w.Frame.Min.Y = x, y
+			w.Frame.Max.X, w.Frame.Max.Y = x+width, y+height
+		}
+		return w, nil
+	}
+	return Window{}, fmt.Errorf("foreground window: %w", ErrWindowChanged)
+}
+
+// peek returns the foreground handle and title for change detection.
+func (d *Display) peek() (uint64, string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return uint64(robotgo.GetHandle()), robotgo.GetTitle()
+}

@@ -1,0 +1,217 @@
+package screen
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/spirit-app/spirit/platform"
+)
+
+// fakeSource is a window system driven by the test.
+type fakeSource struct {
+	mu      sync.Mutex
+	cur     platform.Window
+	fail    int // Foreground fails this many more times
+	reads   int
+	changed func()
+	watchOn chan struct{} // closed once WatchForeground runs
+	end     chan error    // ends WatchForeground with an error
+}
+
+func newFake(w platform.Window) *fakeSource {
+	return &fakeSource{cur: w, watchOn: make(chan struct{}), end: make(chan error, 1)}
+}
+
+func (f *fakeSource) Foreground(ctx context.Context) (platform.Window, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reads++
+	if f.fail > 0 {
+		f.fail--
+		return platform.Window{}, platform.ErrWindowChanged
+	}
+	return f.cur, nil
+}
+
+func (f *fakeSource) WatchForeground(ctx context.Context, changed func()) error {
+	f.mu.Lock()
+	f.changed = changed
+	f.mu.Unlock()
+	close(f.watchOn)
+	changed()
+	select {
+	case <-ctx.Done():
+		return nil
+	case err := <-f.end:
+		return err
+	}
+}
+
+// set switches the foreground window and notifies, as an X event would.
+func (f *fakeSource) set(w platform.Window) {
+	<-f.watchOn
+	f.mu.Lock()
+	f.cur = w
+	changed := f.changed
+	f.mu.Unlock()
+	changed()
+}
+
+func recv(t *testing.T, w *Watcher, within time.Duration) (Switch, bool) {
+	t.Helper()
+	select {
+	case sw, ok := <-w.Switches():
+		return sw, ok
+	case <-time.After(within):
+		return Switch{}, false
+	}
+}
+
+var (
+	mailWin = platform.Window{ID: 1, Title: "Inbox - Mozilla Thunderbird", PID: 100, Class: "thunderbird", Process: "thunderbird"}
+	docWin  = platform.Window{ID: 2, Title: "Contract.odt - LibreOffice Writer", PID: 200, Class: "libreoffice-writer", Process: "soffice.bin"}
+	vault   = platform.Window{ID: 3, Title: "Clients.kdbx - KeePassXC", PID: 300, Class: "KeePassXC", Process: "keepassxc"}
+)
+
+func TestWatcherDebouncesBursts(t *testing.T) {
+	src := newFake(mailWin)
+	const debounce = 100 * time.Millisecond
+	w := StartWatcher(t.Context(), src, WatchConfig{Debounce: debounce, OwnPID: 1})
+	defer w.Stop()
+	if sw, ok := recv(t, w, time.Second); !ok || sw.Window != 1 || sw.Title != mailWin.Title || sw.App != "thunderbird" {
+		t.Fatalf("first switch = %+v, %v", sw, ok)
+	}
+	// Alt-Tab through several windows faster than the debounce.
+	for range 5 {
+		src.set(docWin)
+		time.Sleep(debounce / 5)
+		src.set(vault)
+		time.Sleep(debounce / 5)
+	}
+	src.set(docWin)
+	sw, ok := recv(t, w, time.Second)
+	if !ok || sw.Window != 2 {
+		t.Fatalf("settled switch = %+v, want the document", sw)
+	}
+	if sw, ok := recv(t, w, 3*debounce); ok {
+		t.Fatalf("extra switch %+v", sw)
+	}
+}
+
+func TestWatcherIgnoresOwnAndEmpty(t *testing.T) {
+	src := newFake(platform.Window{ID: 9, Title: "Glance", PID: 4242})
+	w := StartWatcher(t.Context(), src, WatchConfig{Debounce: -1, OwnPID: 4242})
+	defer w.Stop()
+	for _, win := range []platform.Window{
+		{ID: 10, Title: "Spirit", PID: 7},
+		{ID: 11, Title: "Spirit — Reminders", PID: 7},
+		{},
+	} {
+		src.set(win)
+		if sw, ok := recv(t, w, 100*time.Millisecond); ok {
+			t.Fatalf("reported %+v", sw)
+		}
+	}
+	// "Spirited Away" is not Spirit.
+	film := platform.Window{ID: 12, Title: "Spirited Away - VLC media player", PID: 8, Class: "vlc"}
+	src.set(film)
+	if sw, ok := recv(t, w, time.Second); !ok || sw.Window != 12 {
+		t.Fatalf("film not reported: %+v", sw)
+	}
+}
+
+func TestWatcherExcludedCarriesNoTitle(t *testing.T) {
+	var logs bytes.Buffer
+	src := newFake(vault)
+	w := StartWatcher(t.Context(), src, WatchConfig{Debounce: -1, OwnPID: 1,
+		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	defer w.Stop()
+	sw, ok := recv(t, w, time.Second)
+	if !ok || !sw.Excluded || sw.Title != "" || sw.App != "KeePassXC" || sw.ExcludedBy != ReasonPasswordManager {
+		t.Fatalf("switch = %+v", sw)
+	}
+	// A title change inside an excluded window is not news.
+	v2 := vault
+	v2.Title = "Other.kdbx - KeePassXC"
+	src.set(v2)
+	if sw, ok := recv(t, w, 100*time.Millisecond); ok {
+		t.Fatalf("title change of an excluded window reported: %+v", sw)
+	}
+	// Logging a switch shows no title.
+	slog.New(slog.NewTextHandler(&logs, nil)).Info("glance", "switch", sw)
+	if strings.Contains(logs.String(), "kdbx") {
+		t.Fatalf("title in logs: %s", logs.String())
+	}
+}
+
+func TestWatcherRetriesFailedSnapshots(t *testing.T) {
+	src := newFake(mailWin)
+	src.fail = 3 // the window closes as it is read, three times
+	w := StartWatcher(t.Context(), src, WatchConfig{Debounce: -1, OwnPID: 1})
+	defer w.Stop()
+	if sw, ok := recv(t, w, 2*time.Second); !ok || sw.Window != 1 {
+		t.Fatalf("switch after retries = %+v, %v", sw, ok)
+	}
+}
+
+func TestWatcherKeepsOnlyLatestForSlowReader(t *testing.T) {
+	src := newFake(mailWin)
+	w := StartWatcher(t.Context(), src, WatchConfig{Debounce: -1, OwnPID: 1})
+	defer w.Stop()
+	<-src.watchOn
+	time.Sleep(50 * time.Millisecond) // mail settles, nobody reads
+	src.set(docWin)
+	time.Sleep(50 * time.Millisecond)
+	if sw, ok := recv(t, w, time.Second); !ok || sw.Window != 2 {
+		t.Fatalf("slow reader got %+v, want the latest (document)", sw)
+	}
+}
+
+func TestWatcherStopsWhenWatchFails(t *testing.T) {
+	src := newFake(mailWin)
+	w := StartWatcher(t.Context(), src, WatchConfig{Debounce: -1, OwnPID: 1,
+		Logger: slog.New(slog.DiscardHandler)})
+	<-src.watchOn
+	boom := errors.New("X connection lost")
+	src.end <- boom
+	select {
+	case <-w.Done():
+	case <-time.After(2 * time.Second):
+		t.Fatal("watcher still running")
+	}
+	if !errors.Is(w.Err(), boom) {
+		t.Fatalf("Err = %v, want %v", w.Err(), boom)
+	}
+	for range w.Switches() { // closed, possibly after a pending switch
+	}
+	w.Stop() // harmless after the fact
+}
+
+func TestWatcherStopLeavesNoGoroutines(t *testing.T) {
+	before := runtime.NumGoroutine()
+	for range 20 {
+		src := newFake(mailWin)
+		w := StartWatcher(t.Context(), src, WatchConfig{Debounce: time.Millisecond, OwnPID: 1})
+		<-src.watchOn
+		w.Stop()
+		w.Stop()
+		if _, ok := <-w.Switches(); ok {
+			// A pending switch is dropped, never delivered after Stop.
+			t.Fatal("switch delivered after Stop")
+		}
+	}
+	deadline := time.Now().Add(time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Fatalf("%d goroutines after Stop, %d before", n, before)
+	}
+}
