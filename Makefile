@@ -62,10 +62,11 @@ vet: whisper
 test: deps-test whisper vet
 	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -count=1 -timeout 20m ./...
 
-# Figures print as `BENCH name value unit` and are kept in bin/bench.txt.
+# Figures print as `BENCH name value unit` and are kept in bin/bench.txt. One
+# package at a time (-p 1): idle-CPU figures must not share the two cores.
 bench: deps-test whisper
 	@mkdir -p bin
-	@set -o pipefail; SPIRIT_BENCH=1 SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -count=1 -timeout 20m -run '^TestBench' -v ./... \
+	@set -o pipefail; SPIRIT_BENCH=1 SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -p 1 -count=1 -timeout 20m -run '^TestBench' -v ./... \
 	  | tee bin/bench.log | grep '^BENCH ' | tee bin/bench.txt
 
 clean:
