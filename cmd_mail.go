@@ -25,7 +25,7 @@ import (
 )
 
 const mailUsage = `usage:
-  spirit mail add imap --host HOST --user USER [--port N] [--starttls] [--address ADDR] [--name NAME]
+  spirit mail add imap --host HOST --user USER [--port N] [--starttls | --tls none] [--address ADDR] [--name NAME]
                                    (password from $SPIRIT_MAIL_PASSWORD or asked for)
   spirit mail add graph --client-id ID [--tenant T] [--address ADDR]   (Microsoft 365 / Outlook)
   spirit mail add gmail --client-id ID [--client-secret S] [--address ADDR]
@@ -224,6 +224,7 @@ func mailAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	host := fs.String("host", "", "IMAP server")
 	port := fs.Int("port", 0, "IMAP port (993, or 143 with --starttls)")
 	starttls := fs.Bool("starttls", false, "IMAP: STARTTLS instead of implicit TLS")
+	tlsMode := fs.String("tls", "", "IMAP: implicit (default), starttls, or none (only for a server on this computer)")
 	user := fs.String("user", "", "IMAP user name")
 	address := fs.String("address", "", "your own address in this account")
 	name := fs.String("name", "", "a name for the account")
@@ -261,6 +262,9 @@ func mailAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		c := accounts.IMAPConfig{Host: *host, Port: *port, Username: *user}
 		if *starttls {
 			c.TLS = "starttls"
+		}
+		if *tlsMode != "" {
+			c.TLS = *tlsMode
 		}
 		if acct.Address == "" && strings.Contains(*user, "@") {
 			acct.Address = *user

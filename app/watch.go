@@ -15,6 +15,7 @@ import (
 const (
 	settingExcludedApps   = "screen.excluded_apps"   // comma-separated app names never looked at
 	settingExcludedTitles = "screen.excluded_titles" // comma-separated title fragments
+	settingScreenText     = "screen.text"            // OCR of captures when titles are not enough; on by default
 )
 
 // watching runs the app-switch watcher while watching is not paused. Pause

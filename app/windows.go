@@ -99,6 +99,23 @@ func newSettingsView(g *gui) *settingsView {
 		}
 	}
 
+	excludedApps := widget.NewEntry()
+	excludedApps.SetPlaceHolder("e.g. Signal, Personal Notes")
+	if v, ok, _ := st.Setting(ctx, settingExcludedApps); ok {
+		excludedApps.SetText(v)
+	}
+	excludedApps.OnSubmitted = func(s string) { go g.saveSetting(settingExcludedApps, s) }
+	excludedApps.OnChanged = func(s string) { g.debounceSave(settingExcludedApps, s) }
+	excludedNote := widget.NewLabel("Password managers and private browser windows are never looked at. " +
+		"Apps listed here are excluded too (comma-separated). Takes effect when watching resumes or Spirit restarts.")
+	excludedNote.Wrapping = fyne.TextWrapWord
+	excludedNote.Importance = widget.LowImportance
+	ocr := widget.NewCheck("Read text on screen when a window title is not enough", func(on bool) {
+		go g.saveSetting(settingScreenText, fmt.Sprint(on))
+	})
+	ocrOn, _ := st.BoolSetting(ctx, settingScreenText, true)
+	ocr.SetChecked(ocrOn)
+
 	speech := "none: run `spirit model download base.en`"
 	st0, _ := g.core.voiceState()
 	if path, err := model.Find(filepath.Dir(st.Path()), ""); err == nil {
@@ -120,11 +137,26 @@ func newSettingsView(g *gui) *settingsView {
 		widget.NewFormItem("Voice", container.NewVBox(wake, widget.NewLabel("Speech model: "+speech),
 			widget.NewLabel("Pause listening from anywhere: "+hotkey))),
 		widget.NewFormItem("Transcripts", retention),
+		widget.NewFormItem("Never look at", container.NewVBox(excludedApps, excludedNote)),
+		widget.NewFormItem("Screen text", ocr),
 		widget.NewFormItem("Database", dataDir),
 		widget.NewFormItem("Model provider", widget.NewLabel("Not configured: Spirit uses its on-device rules only.")),
 	)
 	v.content = container.NewVScroll(container.NewPadded(container.NewVBox(form, widget.NewSeparator(), privacy)))
 	return v
+}
+
+// debounceSave saves a typed setting once typing pauses.
+func (g *gui) debounceSave(key, value string) {
+	g.mu.Lock()
+	if g.pendingSave == nil {
+		g.pendingSave = map[string]*time.Timer{}
+	}
+	if t := g.pendingSave[key]; t != nil {
+		t.Stop()
+	}
+	g.pendingSave[key] = time.AfterFunc(time.Second, func() { g.saveSetting(key, value) })
+	g.mu.Unlock()
 }
 
 func indexOf(ss []string, s string) int {
