@@ -67,7 +67,7 @@ test: deps-test whisper vet
 bench: deps-test whisper
 	@mkdir -p bin
 	@set -o pipefail; SPIRIT_BENCH=1 SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -p 1 -count=1 -timeout 20m -run '^TestBench' -v ./... \
-	  | tee bin/bench.log | grep '^BENCH ' | tee bin/bench.txt
+	  | tee bin/bench.log | grep --line-buffered '^BENCH ' | tee bin/bench.txt
 
 clean:
 	rm -rf bin
