@@ -28,10 +28,26 @@ var snda = Prompt{
 	Choices: []Choice{{"accept", "Draft it"}, {"snooze", "Not now"}, {"dismiss", "Dismiss"}},
 }
 
-// collect walks the rendered tree and returns labels' text, button labels and entries.
+// walk visits every object the widget tree renders.
+func walk(o fyne.CanvasObject, visit func(fyne.CanvasObject) bool) {
+	if !visit(o) {
+		return
+	}
+	if w, ok := o.(fyne.Widget); ok {
+		for _, c := range test.WidgetRenderer(w).Objects() {
+			walk(c, visit)
+		}
+	}
+	if c, ok := o.(*fyne.Container); ok {
+		for _, c := range c.Objects {
+			walk(c, visit)
+		}
+	}
+}
+
+// collect returns the labels' text, button labels and response boxes rendered.
 func collect(o fyne.CanvasObject) (texts, buttons []string, entries []*widget.Entry) {
-	var walk func(fyne.CanvasObject)
-	walk = func(o fyne.CanvasObject) {
+	walk(o, func(o fyne.CanvasObject) bool {
 		switch v := o.(type) {
 		case *widget.Label:
 			texts = append(texts, v.Text)
@@ -39,20 +55,10 @@ func collect(o fyne.CanvasObject) (texts, buttons []string, entries []*widget.En
 			buttons = append(buttons, v.Text)
 		case *responseEntry:
 			entries = append(entries, &v.Entry)
-			return
+			return false
 		}
-		if w, ok := o.(fyne.Widget); ok {
-			for _, c := range test.WidgetRenderer(w).Objects() {
-				walk(c)
-			}
-		}
-		if c, ok := o.(*fyne.Container); ok {
-			for _, c := range c.Objects {
-				walk(c)
-			}
-		}
-	}
-	walk(o)
+		return true
+	})
 	return
 }
 
@@ -129,23 +135,12 @@ func TestBubbleEscDismissesKeepingText(t *testing.T) {
 func TestBubbleButtonReturnsItsChoice(t *testing.T) {
 	b, got, _ := newTestBubble(t, snda)
 	var snooze *widget.Button
-	var walk func(fyne.CanvasObject)
-	walk = func(o fyne.CanvasObject) {
+	walk(b, func(o fyne.CanvasObject) bool {
 		if btn, ok := o.(*widget.Button); ok && btn.Text == "Not now" {
 			snooze = btn
 		}
-		if w, ok := o.(fyne.Widget); ok {
-			for _, c := range test.WidgetRenderer(w).Objects() {
-				walk(c)
-			}
-		}
-		if c, ok := o.(*fyne.Container); ok {
-			for _, c := range c.Objects {
-				walk(c)
-			}
-		}
-	}
-	walk(b)
+		return true
+	})
 	if snooze == nil {
 		t.Fatal("no Not now button")
 	}
