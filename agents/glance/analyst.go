@@ -1,0 +1,202 @@
+package glance
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/spirit-app/spirit/agents/mail"
+	"github.com/spirit-app/spirit/agents/mail/index"
+)
+
+// maxCandidates bounds the threads read for one subject: more than a few
+// is ambiguous anyway.
+const maxCandidates = 20
+
+// analyse finds the thread of cand in the index and decides on it.
+func analyse(ctx context.Context, ix *index.Index, in Input, cand candidate) (Decision, error) {
+	d := Decision{Stage: StageAnalyst, Reason: ReasonNoMatch}
+	hits, err := ix.SearchEmail(ctx, index.SearchQuery{Subject: cand.Subject, Limit: maxCandidates})
+	if err != nil {
+		return d, fmt.Errorf("search %w", err)
+	}
+	var threads []index.Thread
+	for _, h := range hits {
+		switch h.Match {
+		case index.MatchSubject, index.MatchSubjectPrefix:
+		case index.MatchSubjectSimilar:
+			// A misspelt subject is expected from OCR only; a title is
+			// exact, and a near miss there is another thread.
+			if !cand.FromScreen {
+				continue
+			}
+		default:
+			continue
+		}
+		t, err := ix.ReadEmailThread(ctx, h.ThreadID)
+		if err != nil {
+			return d, fmt.Errorf("read thread %d: %w", h.ThreadID, err)
+		}
+		t.Messages = seen(t.Messages, in)
+		if len(t.Messages) == 0 {
+			continue
+		}
+		if (cand.SenderEmail != "" || cand.SenderName != "") && !hasSender(t, cand) {
+			continue
+		}
+		threads = append(threads, t)
+	}
+	switch len(threads) {
+	case 0:
+		return d, nil
+	case 1:
+	default:
+		d.Reason = ReasonAmbiguous
+		return d, nil
+	}
+	return judge(threads[0], in), nil
+}
+
+// seen keeps the messages the user could have seen at in.Now: sent
+// before it, and not drafts.
+func seen(msgs []index.ThreadMessage, in Input) []index.ThreadMessage {
+	return slices.DeleteFunc(msgs, func(m index.ThreadMessage) bool {
+		return m.Draft || (!in.Now.IsZero() && m.Date.After(in.Now))
+	})
+}
+
+// hasSender reports whether someone matching cand's sender wrote in t.
+func hasSender(t index.Thread, cand candidate) bool {
+	for _, m := range t.Messages {
+		if cand.SenderEmail != "" && strings.EqualFold(m.From.Email, cand.SenderEmail) {
+			return true
+		}
+		if cand.SenderName != "" && m.From.Name != "" && strings.EqualFold(strings.Join(strings.Fields(m.From.Name), " "), strings.Join(strings.Fields(cand.SenderName), " ")) {
+			return true
+		}
+	}
+	return false
+}
+
+// judge decides on the newest message of a matched thread.
+func judge(t index.Thread, in Input) Decision {
+	last := t.Messages[len(t.Messages)-1]
+	d := Decision{
+		Stage:     StageAnalyst,
+		MessageID: last.MessageID,
+		ThreadID:  t.ID,
+		Subject:   displaySubject(t, last),
+		Sender:    senderName(last),
+	}
+	switch {
+	case last.FromMe || isMe(last.From.Email, in.Me):
+		d.Reason = ReasonAlreadyReplied
+	case isBulk(last):
+		d.Reason = ReasonNewsletter
+	default:
+		var others []string
+		for _, a := range append(append([]mail.Address(nil), last.To...), last.Cc...) {
+			if !isMe(a.Email, in.Me) {
+				if f := firstName(a.Name); f != "" {
+					others = append(others, f)
+				}
+			}
+		}
+		ask, needs := findAsk(last.Body, in.MeName, others)
+		if !needs {
+			d.Reason = ReasonFYI
+			break
+		}
+		d.Surface, d.Reason = true, ReasonNeedsReply
+		d.Message = nudge(d.Sender, d.Subject)
+		d.ActionPrompt = fmt.Sprintf("Draft a reply to %s about %s", d.Sender, d.Subject)
+		if ask != "" {
+			d.ActionPrompt += ": " + ask
+		}
+	}
+	return d
+}
+
+func isMe(addr string, me []string) bool {
+	for _, m := range me {
+		if strings.EqualFold(strings.TrimSpace(m), strings.TrimSpace(addr)) {
+			return true
+		}
+	}
+	return false
+}
+
+func senderName(m index.ThreadMessage) string {
+	if n := strings.TrimSpace(m.From.Name); n != "" {
+		return n
+	}
+	return m.From.Email
+}
+
+// displaySubject is the thread's subject without reply prefixes, as the
+// nudge names it.
+func displaySubject(t index.Thread, last index.ThreadMessage) string {
+	s := t.Subject
+	if s == "" {
+		s = last.Subject
+	}
+	for {
+		trimmed := replyPrefixRe.ReplaceAllString(s, "")
+		if trimmed == s {
+			return strings.TrimSpace(s)
+		}
+		s = trimmed
+	}
+}
+
+var replyPrefixRe = regexp.MustCompile(`^(?i:re|fwd?|aw|wg|sv|tr)\s*(?:\[\d+\])?\s*:\s*`)
+
+// maxMessage is the most runes a nudge may have.
+const maxMessage = 120
+
+func nudge(sender, subject string) string {
+	const tail = ". Draft a reply?"
+	head := sender + " is waiting on your reply about "
+	room := maxMessage - utf8.RuneCountInString(head) - utf8.RuneCountInString(tail)
+	if utf8.RuneCountInString(subject) > room {
+		r := []rune(subject)
+		subject = strings.TrimSpace(string(r[:max(0, room-1)])) + "…"
+	}
+	if strings.HasSuffix(subject, "…") {
+		return head + subject + tail[1:]
+	}
+	return head + subject + tail
+}
+
+var (
+	noreplyRe = regexp.MustCompile(`(?i)^(?:no-?reply|do-?not-?reply|donotreply|notifications?|newsletters?|news|mailer-daemon|bounce[s]?|digest|updates|alerts?|marketing)[+@._-]`)
+	// Wording newsletters and automated mail carry in their own text.
+	bulkWordsRe = regexp.MustCompile(`(?i)\bunsubscribe\b|manage (?:your )?(?:email )?(?:preferences|subscriptions?)|view (?:this email )?in (?:your )?browser|you are receiving this|you received this (?:email|message) because|this is an automated (?:message|email|notification)|do not reply to this (?:email|message)`)
+)
+
+// isBulk reports newsletters and automated mail: the index's header
+// signals (List-Id, List-Unsubscribe, Precedence, Auto-Submitted), then
+// sender addresses and wording that give them away.
+func isBulk(m index.ThreadMessage) bool {
+	if m.Bulk || noreplyRe.MatchString(strings.ToLower(m.From.Email)) {
+		return true
+	}
+	for k, v := range m.Headers {
+		switch strings.ToLower(k) {
+		case "list-id", "list-unsubscribe":
+			return true
+		case "precedence":
+			if v = strings.ToLower(v); v == "bulk" || v == "list" || v == "junk" {
+				return true
+			}
+		case "auto-submitted":
+			if !strings.EqualFold(strings.TrimSpace(v), "no") {
+				return true
+			}
+		}
+	}
+	return bulkWordsRe.MatchString(m.Body)
+}

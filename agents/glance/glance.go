@@ -1,0 +1,139 @@
+// Package glance decides, when the user switches to a window, whether
+// Spirit should offer help with the email on screen. It is the
+// deterministic part of the glance: a triage cascade (exclusions, window
+// title, screen text) finds the email, and an analyst reads its thread in
+// the mail index and decides with a confident-match gate and rules. Every
+// doubt ends in silence: a missed nudge costs little, a wrong one costs
+// the user's trust.
+package glance
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/platform"
+	"github.com/spirit-app/spirit/screen"
+)
+
+// Reasons a Decision gives.
+const (
+	ReasonNeedsReply     = "needs_reply"
+	ReasonNotEmail       = "not_email"
+	ReasonNoMatch        = "no_match"
+	ReasonAmbiguous      = "ambiguous"
+	ReasonAlreadyReplied = "already_replied"
+	ReasonFYI            = "fyi"
+	ReasonNewsletter     = "newsletter"
+	ReasonExcluded       = "excluded"
+)
+
+// Stages that decide.
+const (
+	StageGate    = "gate"
+	StageTriage  = "triage"
+	StageAnalyst = "analyst"
+)
+
+// Input is the window switch the glance looks at.
+type Input struct {
+	App, Title string
+	// ScreenText is OCR of the window; it may be empty and may carry
+	// misread letters.
+	ScreenText string
+	// Excluded is set when the caller's exclusions already matched.
+	Excluded bool
+	// Now is the wall clock at the switch: mail after it is not yet seen.
+	Now time.Time
+	// Me holds the user's own addresses, MeName their display name.
+	Me     []string
+	MeName string
+}
+
+// Decision is the glance's verdict.
+type Decision struct {
+	Surface bool   `json:"surface"`
+	Reason  string `json:"reason"`
+	Stage   string `json:"stage"`
+	// MessageID is the newest message of the thread the decision is
+	// about, ThreadID its thread in the index.
+	MessageID string `json:"message_id,omitempty"`
+	ThreadID  int64  `json:"thread_id,omitempty"`
+	Subject   string `json:"subject,omitempty"`
+	Sender    string `json:"sender,omitempty"`
+	// Message is the nudge shown to the user, ActionPrompt the task
+	// handed to the assistant when the user accepts it.
+	Message      string `json:"message,omitempty"`
+	ActionPrompt string `json:"action_prompt,omitempty"`
+	// ModelCalls counts calls to a model; always 0 in this package.
+	ModelCalls int `json:"model_calls"`
+}
+
+// Decide runs the triage and the analyst on one window switch. An error
+// comes with a silent Decision that names the stage that failed.
+func Decide(ctx context.Context, ix *index.Index, in Input) (Decision, error) {
+	if in.Excluded {
+		return silent(StageGate, ReasonExcluded), nil
+	}
+	// The built-in exclusions are applied again here so that a caller
+	// that forgot them still never reads a password manager.
+	if ex, _ := screen.NewExclusions(nil, nil).Match(platform.Window{Title: in.Title, Name: in.App, Process: in.App}); ex {
+		return silent(StageGate, ReasonExcluded), nil
+	}
+	cand, ok := triage(in)
+	if !ok {
+		return silent(StageTriage, ReasonNotEmail), nil
+	}
+	d, err := analyse(ctx, ix, in, cand)
+	if err != nil {
+		return silent(StageAnalyst, d.Reason), fmt.Errorf("glance: %w", err)
+	}
+	return d, nil
+}
+
+// candidate is what the triage found to look for.
+type candidate struct {
+	Subject string
+	// FromScreen marks a subject read by OCR, which may be misspelt.
+	FromScreen              bool
+	SenderName, SenderEmail string
+}
+
+// triage decides from the title and the screen text whether an inbound
+// email is open, and which.
+func triage(in Input) (candidate, bool) {
+	ti := ParseTitle(in.App, in.Title)
+	si := ParseScreen(in.ScreenText)
+	switch {
+	case ti.Mail() && ti.Subject != "":
+		c := candidate{Subject: ti.Subject}
+		// The screen's sender narrows the search only when it belongs
+		// to the titled message (no subject read, or the same one).
+		if si.Email && (si.Subject == "" || titleAgrees(ti.Subject, si.Subject)) {
+			c.SenderName, c.SenderEmail = si.SenderName, si.SenderEmail
+		}
+		return c, true
+	case si.Email && si.Subject != "":
+		// A list view of a mail client, or another app showing a
+		// received email (a browser on an unknown webmail): the screen
+		// text must carry the whole header block.
+		return candidate{Subject: si.Subject, FromScreen: true, SenderName: si.SenderName, SenderEmail: si.SenderEmail}, true
+	}
+	return candidate{}, false
+}
+
+// titleAgrees reports whether the screen's subject is the title's, so
+// that a sender read off the screen belongs to the titled message.
+func titleAgrees(title, screenSubject string) bool {
+	if screenSubject == "" {
+		return false
+	}
+	a, b := index.NormalizeSubject(title), index.NormalizeSubject(screenSubject)
+	return a == b || strings.HasPrefix(b, a) || strings.HasPrefix(a, b)
+}
+
+func silent(stage, reason string) Decision {
+	return Decision{Stage: stage, Reason: reason}
+}
