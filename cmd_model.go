@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spirit-app/spirit/agents/glance"
 	"github.com/spirit-app/spirit/platform"
 	"github.com/spirit-app/spirit/voice/intent"
 	"github.com/spirit-app/spirit/voice/model"
@@ -99,8 +101,11 @@ func progressBar(w io.Writer) model.Progress {
 }
 
 func runEval(args []string, stdout, stderr io.Writer) error {
+	if len(args) >= 2 && args[0] == "glance" {
+		return runEvalGlance(args[1:], stdout, stderr)
+	}
 	if len(args) != 2 || args[0] != "intents" {
-		fmt.Fprintln(stderr, "spirit: usage: spirit eval intents FILE")
+		fmt.Fprintln(stderr, "spirit: usage: spirit eval intents FILE | spirit eval glance DIR [--json] [--provider none]")
 		return errUsage
 	}
 	f, err := os.Open(args[1])
@@ -109,6 +114,44 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	}
 	defer f.Close()
 	_, failed, err := intent.Eval(f, stdout)
+	if err != nil {
+		return err
+	}
+	if failed > 0 {
+		return errProblems
+	}
+	return nil
+}
+
+// runEvalGlance runs every case folder under DIR/glance/.
+func runEvalGlance(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("eval glance", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	jsonOut := fs.Bool("json", false, "one JSON object per case, then the summary line")
+	provider := fs.String("provider", "none", "model provider URL, or none (only none is supported in this version)")
+	var dir string
+	rest := args
+	for len(rest) > 0 {
+		if err := fs.Parse(rest); err != nil {
+			return errUsage
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		if dir != "" {
+			return errUsage
+		}
+		dir, rest = fs.Arg(0), fs.Args()[1:]
+	}
+	if dir == "" {
+		fmt.Fprintln(stderr, "spirit: eval glance needs a DIR holding glance/<case>/")
+		return errUsage
+	}
+	if *provider != "none" {
+		return fmt.Errorf("--provider %s: model-backed glance stages are not built yet; use --provider none", *provider)
+	}
+	quiet(stderr)
+	_, failed, err := glance.EvalDir(context.Background(), dir, stdout, *jsonOut)
 	if err != nil {
 		return err
 	}

@@ -43,6 +43,7 @@ Usage:
   spirit mail add|list|sync|search|remove
                                   mail accounts and the local mail index (spirit mail for help)
   spirit eval intents FILE        run spoken-command cases (JSON lines) and report
+  spirit eval glance DIR [--json] run glance cases (DIR/glance/<case>/) and report
   spirit version                  print the version
 
 Every command accepts --data-dir DIR (default: $SPIRIT_DATA_DIR, else the

@@ -97,6 +97,8 @@ type Core struct {
 
 	runCtx context.Context // lives as long as Spirit runs; set by Run
 
+	glanceMu sync.Mutex // one glance at a time
+
 	mu        sync.Mutex
 	status    Status
 	presenter Presenter

@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
@@ -16,6 +17,9 @@ import (
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 
+	"github.com/spirit-app/spirit/agents/mail"
+	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/mail/mbox"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app/api"
 	"github.com/spirit-app/spirit/app/internal/desktoptest"
@@ -425,6 +429,13 @@ func newFocusedWindow(t *testing.T, ctx context.Context, disp *desktoptest.Displ
 		t.Fatal(err)
 	}
 	fw := &focusedWindow{conn: conn, root: scr.Root, win: win}
+	// Openbox may not focus a second new window by itself: activate it as a
+	// pager (or a lawyer's click) would.
+	act := exec.CommandContext(ctx, "xdotool", "windowactivate", "--sync", fmt.Sprint(uint32(win)))
+	act.Env = append(os.Environ(), disp.Env()...)
+	if out, err := act.CombinedOutput(); err != nil {
+		t.Logf("xdotool windowactivate: %v %s", err, out)
+	}
 	fw.waitFocused(t, ctx)
 	return fw
 }
@@ -639,4 +650,89 @@ func distinctColours(img image.Image, r image.Rectangle) int {
 		}
 	}
 	return len(seen)
+}
+
+// TestGlanceOnAppSwitch: switching to an Outlook message window whose thread
+// needs a reply produces a glance bubble; switching to a document does not.
+func TestGlanceOnAppSwitch(t *testing.T) {
+	mbox, err := filepath.Abs("../../shared/cases/glance/snda-needs-reply/mailbox.mbox")
+	if err == nil {
+		_, err = os.Stat(mbox)
+	}
+	if err != nil {
+		t.Skip("shared glance cases not present")
+	}
+	d := newDesk(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	dataDir := t.TempDir()
+	seedMailbox(t, ctx, dataDir, mbox, "dana.whitfield@hartleyross.com")
+
+	p := d.start(t, ctx, dataDir, nil)
+	item, err := d.host.WaitItem(ctx)
+	if err != nil {
+		t.Fatalf("tray: %v\n%s", err, p.Output())
+	}
+	wa, _ := d.disp.WorkArea()
+	d.waitOrb(t, ctx, dockedAt(wa))
+	c := apiClient(t, ctx, dataDir)
+
+	newFocusedWindow(t, ctx, d.disp, "Estoppel Certificate draft.docx - Word")
+	waitWorld(t, ctx, c, "silent: not_email")
+	newFocusedWindow(t, ctx, d.disp, "RE: SNDA - Brooklyn Gardens - Message (HTML)")
+	if _, err := d.disp.WaitWindow(ctx, "Spirit nudge", func(w desktoptest.WindowInfo) bool { return w.Viewable }); err != nil {
+		t.Fatalf("no glance bubble: %v\n%s", err, p.Output())
+	}
+	ns, err := c.Nudges(ctx)
+	if err != nil || len(ns) != 1 || ns[0].Kind != "glance" || !strings.Contains(ns[0].Message, "Marcy Howard") ||
+		ns[0].Subject != "glance:<PH0PR08MB25269AAA75C6ABF07B6EA18FD871C4F5CFC7@PH0PR08MB2526.namprd08.prod.outlook.com>" {
+		t.Fatalf("nudges %+v, %v", ns, err)
+	}
+	if err := item.Click(ctx, "Quit"); err != nil {
+		t.Fatal(err)
+	}
+	if code, err := p.Wait(ctx); err != nil || code != 0 {
+		t.Fatalf("exit %d, %v", code, err)
+	}
+}
+
+// seedMailbox indexes an mbox into the data directory before Spirit starts.
+func seedMailbox(t *testing.T, ctx context.Context, dataDir, path, me string) {
+	t.Helper()
+	st, err := store.OpenDir(ctx, dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ix := index.New(st)
+	cfg, _ := json.Marshal(map[string]string{"path": path})
+	a, err := ix.AddAccount(ctx, index.Account{Kind: index.KindMbox, Name: "Dana", Address: me, Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := mbox.OpenMbox(path, mbox.Options{From: mail.Address{Email: me}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := ix.Sync(ctx, a.ID, conn, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitWorld waits for a world-log entry containing text.
+func waitWorld(t *testing.T, ctx context.Context, c *api.Client, text string) {
+	t.Helper()
+	err := desktoptest.Poll(ctx, func() (bool, error) {
+		es, err := c.World(ctx, 0, 1000)
+		for _, e := range es {
+			if strings.Contains(e.Text, text) {
+				return true, nil
+			}
+		}
+		return false, err
+	})
+	if err != nil {
+		t.Fatalf("world log never said %q: %v", text, err)
+	}
 }

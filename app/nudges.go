@@ -31,6 +31,9 @@ func promptFor(n store.Nudge, now time.Time) ui.Prompt {
 		p.Choices = []ui.Choice{{ID: choiceOpenReminders, Label: "Open Reminders"}, {ID: api.ActionAccept, Label: "OK"}}
 	case kindInfo:
 		p.Choices = []ui.Choice{{ID: api.ActionAccept, Label: "OK"}}
+	case kindGlance:
+		p.Choices = []ui.Choice{{ID: api.ActionAccept, Label: "Draft it"}, {ID: api.ActionSnooze, Label: "Not now"}, {ID: api.ActionDismiss, Label: "Dismiss"}}
+		p.Placeholder = "Or tell Spirit what to do instead…"
 	default:
 		p.Choices = []ui.Choice{{ID: api.ActionAccept, Label: "Do it"}, {ID: api.ActionSnooze, Label: "Not now"}, {ID: api.ActionDismiss, Label: "Dismiss"}}
 	}

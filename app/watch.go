@@ -125,5 +125,9 @@ func (c *Core) switched(ctx context.Context, sw screen.Switch) {
 		c.event(ctx, "screen", sw.App, "switched to an excluded app ("+sw.ExcludedBy+"): not looked at")
 		return
 	}
+	if c.Status().WatchingPaused {
+		return
+	}
 	c.event(ctx, "screen", sw.App, fmt.Sprintf("switched to %q", sw.Title))
+	c.glanceOn(ctx, sw)
 }

@@ -91,10 +91,10 @@ func EvalDir(ctx context.Context, root string, w io.Writer, jsonOut bool) (passe
 			if runErr != nil {
 				r.Error = runErr.Error()
 			}
-			var b []byte
-			if b, werr = json.Marshal(r); werr == nil {
-				_, werr = fmt.Fprintf(w, "%s\n", b)
-			}
+			// Message-IDs keep their angle brackets readable.
+			enc := json.NewEncoder(w)
+			enc.SetEscapeHTML(false)
+			werr = enc.Encode(r)
 		case runErr != nil:
 			_, werr = fmt.Fprintf(w, "FAIL %s: %v (stage %s)\n", de.Name(), runErr, d.Stage)
 		case !ok:

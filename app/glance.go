@@ -1,0 +1,139 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spirit-app/spirit/agents/glance"
+	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/screen"
+)
+
+// Glance settings and defaults.
+const (
+	kindGlance            = "glance"
+	settingGlanceMaxHour  = "glance.max_per_hour" // default 4
+	settingGlanceQuiet    = "glance.quiet_hours"  // "20-8": no glance nudges from 20:00 to 08:00
+	defaultGlanceMaxHour  = 4
+	glanceDismissCooldown = 15 * time.Minute // doubled for each recent dismissal
+)
+
+// glanceOn decides, after an app switch, whether the screen shows an email
+// that needs the lawyer, and nudges only when it does. Every outcome is
+// written to the world log; every error ends in silence.
+func (c *Core) glanceOn(ctx context.Context, sw screen.Switch) {
+	c.glanceMu.Lock()
+	defer c.glanceMu.Unlock()
+	now := c.now()
+	if reason := c.glanceGate(ctx, now); reason != "" {
+		c.event(ctx, "glance", sw.App, "silent: "+reason+" (gate)")
+		return
+	}
+	ix := index.New(c.store)
+	in := glance.Input{App: sw.App, Title: sw.Title, Excluded: sw.Excluded, Now: now}
+	if as, err := ix.Accounts(ctx); err == nil {
+		for _, a := range as {
+			in.Me = append(in.Me, a.Addresses()...)
+			if in.MeName == "" {
+				in.MeName = a.Name
+			}
+		}
+	}
+	d, err := glance.Decide(ctx, ix, in)
+	if err != nil {
+		c.event(ctx, "glance", sw.App, fmt.Sprintf("silent: error at %s: %v", d.Stage, err))
+		return
+	}
+	if !d.Surface {
+		c.event(ctx, "glance", sw.App, "silent: "+d.Reason+" ("+d.Stage+")")
+		return
+	}
+	subject := "glance:" + d.MessageID
+	if c.glanceSeen(ctx, subject) {
+		c.event(ctx, "glance", sw.App, "silent: already nudged about this thread (gate)")
+		return
+	}
+	if _, err := c.nudge(ctx, store.Nudge{Kind: kindGlance, Message: d.Message, ActionPrompt: d.ActionPrompt, Subject: subject}); err != nil {
+		c.log.Error("glance nudge", "err", err)
+	}
+}
+
+// glanceGate returns why no glance nudge may be shown now, or "".
+func (c *Core) glanceGate(ctx context.Context, now time.Time) string {
+	if q, ok, _ := c.store.Setting(ctx, settingGlanceQuiet); ok && inQuietHours(q, now) {
+		return "quiet hours"
+	}
+	all, err := c.store.Nudges(ctx)
+	if err != nil {
+		return "cannot read nudges"
+	}
+	max := defaultGlanceMaxHour
+	if v, ok, _ := c.store.Setting(ctx, settingGlanceMaxHour); ok {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+			max = n
+		}
+	}
+	var lastHour, dismissed int
+	var lastDismissal time.Time
+	for _, n := range all {
+		if n.Kind != kindGlance {
+			continue
+		}
+		if now.Sub(n.Created) < time.Hour {
+			lastHour++
+		}
+		if n.State == store.NudgeDismissed && now.Sub(n.Updated) < 24*time.Hour {
+			dismissed++
+			if n.Updated.After(lastDismissal) {
+				lastDismissal = n.Updated
+			}
+		}
+	}
+	if lastHour >= max {
+		return fmt.Sprintf("%d glance nudges in the last hour", lastHour)
+	}
+	// Each recent dismissal doubles the quiet time after the last one.
+	if dismissed > 0 {
+		cool := glanceDismissCooldown << min(dismissed-1, 6)
+		if now.Sub(lastDismissal) < cool {
+			return fmt.Sprintf("cooling down after %d dismissals", dismissed)
+		}
+	}
+	return ""
+}
+
+// glanceSeen: a thread is nudged about once, whatever the answer was.
+func (c *Core) glanceSeen(ctx context.Context, subject string) bool {
+	all, err := c.store.Nudges(ctx)
+	if err != nil {
+		return true // unsure: stay silent
+	}
+	for _, n := range all {
+		if n.Subject == subject {
+			return true
+		}
+	}
+	return false
+}
+
+// inQuietHours reads "20-8" (hours, local) and says whether now is inside.
+func inQuietHours(spec string, now time.Time) bool {
+	from, to, ok := strings.Cut(strings.TrimSpace(spec), "-")
+	if !ok {
+		return false
+	}
+	a, err1 := strconv.Atoi(strings.TrimSpace(from))
+	b, err2 := strconv.Atoi(strings.TrimSpace(to))
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	h := now.Hour()
+	if a <= b {
+		return h >= a && h < b
+	}
+	return h >= a || h < b
+}
