@@ -40,6 +40,7 @@ Usage:
                                   transcribe a 16-bit PCM WAV file and show the commands heard
   spirit model list               show the speech models and which are installed
   spirit model download [NAME]    download a speech model (tiny.en, base.en, small.en)
+  spirit provider set|show|test    the model provider (optional; keys go to the keychain)
   spirit mail add|list|sync|search|remove
                                   mail accounts and the local mail index (spirit mail for help)
   spirit eval intents FILE        run spoken-command cases (JSON lines) and report
@@ -76,6 +77,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runDoctor(ctx, args, stdout, stderr)
 	case "world":
 		err = runWorld(ctx, args, stdout, stderr)
+	case "provider":
+		err = runProvider(ctx, args, stdout, stderr)
 	case "mail":
 		err = runMail(ctx, args, stdout, stderr)
 	case "model":

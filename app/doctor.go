@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spirit-app/spirit/agents/llm/setup"
 	"github.com/spirit-app/spirit/agents/secrets"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/platform"
@@ -34,7 +35,7 @@ func Doctor(ctx context.Context, dataDir string, w io.Writer) bool {
 		checkMicrophone(),
 		checkScreenCapture(),
 		checkSpeech(ctx, dataDir),
-		checkProvider(),
+		checkProvider(ctx, dataDir),
 		checkKeychain(dataDir),
 		checkDatabase(ctx, dataDir),
 	}
@@ -167,9 +168,39 @@ func checkSpeech(ctx context.Context, dataDir string) check {
 	return c
 }
 
-func checkProvider() check {
-	return check{name: "model provider", ok: true,
-		detail: "none configured: Spirit decides with its on-device rules only, and nothing leaves this computer"}
+func checkProvider(ctx context.Context, dataDir string) check {
+	c := check{name: "model provider"}
+	st, err := store.OpenDir(ctx, dataDir)
+	if err != nil {
+		c.detail = err.Error()
+		return c
+	}
+	defer st.Close()
+	s, err := setup.Load(ctx, st)
+	if err != nil {
+		c.detail = err.Error()
+		return c
+	}
+	if !s.Configured() {
+		c.ok, c.detail = true, "none configured: Spirit decides with its on-device rules only, and nothing leaves this computer"
+		return c
+	}
+	sec, err := secrets.Open(dataDir)
+	if err != nil {
+		c.detail, c.fix = err.Error(), "unlock your keyring, then `spirit provider test`"
+		return c
+	}
+	p, err := setup.Provider(ctx, s, sec, nil)
+	if err == nil {
+		var msg string
+		if msg, err = setup.Test(ctx, p, s.Roles.Triage); err == nil {
+			c.ok, c.detail = true, msg
+			return c
+		}
+	}
+	c.detail = err.Error()
+	c.fix = "check the provider, models and API key: `spirit provider show`, then `spirit provider set …`"
+	return c
 }
 
 func checkKeychain(dataDir string) check {
