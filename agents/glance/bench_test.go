@@ -1,0 +1,265 @@
+package glance
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/spirit-app/spirit/agents/mail"
+	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/mail/mbox"
+	"github.com/spirit-app/spirit/agents/store"
+)
+
+// benchRepeats is how many times each case is decided for the latency
+// figure (after one untimed warm-up call per case).
+const benchRepeats = 20
+
+// TestBenchGlance measures the deterministic glance and prints the lines
+// `BENCH <name> <value> <unit>` that `make bench` collects. It runs only
+// with SPIRIT_BENCH=1. It is deterministic apart from the latency figure
+// (no sleeps, no provider, no network).
+//
+//   - glance_decision_p95_ms: the 95th percentile of one Decide call (window
+//     switch to decision, no provider) over every public case, each against
+//     its own index, benchRepeats times each. Only Decide is timed: a
+//     case's screen_text stands in for OCR output, and the OCR cost of a
+//     full screen (~0.9 s, measured elsewhere with capture) is NOT included,
+//     since the title path, which needs no OCR, is what most switches take.
+//     The index is warm (one untimed call per case first), as it is in a
+//     running Spirit.
+//   - glance_no_model_pct: the share of the public cases the code decided
+//     with confidence. With no provider every case is decided in code
+//     (Decision.ModelCalls is always 0), so the figure counts the cases
+//     whose decision the code reached on its own evidence and excludes
+//     those where it fell back to silence only because it could not tell
+//     (see couldNotTell).
+//   - model_calls_per_100_switches: over the synthetic hour of a lawyer in
+//     testdata/trace/hour.jsonl (see gen_hour.py there), against the index
+//     of testdata/trace/mailbox.mbox (the public cases' mailboxes of that
+//     user concatenated), how many switches per 100 a provider-enabled
+//     glance WOULD hand to a model: those where the code could not tell, by
+//     the same couldNotTell. This is an upper bound: the dedup of repeated
+//     switches to the same window and the gates in front of the model (rate
+//     limit, idle/attention checks) would reduce it further.
+func TestBenchGlance(t *testing.T) {
+	if os.Getenv("SPIRIT_BENCH") != "1" {
+		t.Skip("set SPIRIT_BENCH=1 to run the glance benchmark")
+	}
+	ctx := t.Context()
+	tmp := t.TempDir()
+
+	root := filepath.Join(publicCases, "glance")
+	if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
+		t.Logf("no public cases at %s; measuring the package's own cases", root)
+		root = filepath.Join("testdata", "glance")
+	}
+	des, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var durs []time.Duration
+	var cases, confident int
+	for _, de := range des {
+		dir := filepath.Join(root, de.Name())
+		if !de.IsDir() || !fileExists(filepath.Join(dir, "case.json")) {
+			continue
+		}
+		c, in, err := readBenchCase(dir)
+		if err != nil {
+			t.Fatalf("%s: %v", de.Name(), err)
+		}
+		ix := benchIndex(ctx, t, filepath.Join(tmp, de.Name()+".db"), c.ID, filepath.Join(dir, "mailbox.mbox"), c.Me.Name, c.Me.Addresses)
+		d, err := Decide(ctx, ix, in) // warm-up, untimed; also the decision counted
+		cases++
+		tell := couldNotTell(in, d, err)
+		if d.ModelCalls == 0 && tell == "" {
+			confident++
+		}
+		t.Logf("case %-34s stage=%-8s reason=%-15s model_calls=%d could_not_tell=%q", de.Name(), d.Stage, d.Reason, d.ModelCalls, tell)
+		for range benchRepeats {
+			start := time.Now()
+			_, _ = Decide(ctx, ix, in)
+			durs = append(durs, time.Since(start))
+		}
+	}
+	if cases == 0 {
+		t.Fatalf("no cases under %s", root)
+	}
+	p95 := percentile(durs, 0.95)
+	t.Logf("%d cases × %d decisions: p50 %v, p95 %v, max %v", cases, benchRepeats, percentile(durs, 0.50), p95, percentile(durs, 1))
+	fmt.Printf("BENCH glance_decision_p95_ms %.3f ms\n", float64(p95)/float64(time.Millisecond))
+	fmt.Printf("BENCH glance_no_model_pct %.1f %%\n", 100*float64(confident)/float64(cases))
+
+	// The synthetic hour.
+	const traceDir = "testdata/trace"
+	ix := benchIndex(ctx, t, filepath.Join(tmp, "trace.db"), "trace", filepath.Join(traceDir, "mailbox.mbox"),
+		"Dana Whitfield", []string{"dana.whitfield@hartleyross.com"})
+	sw, err := readTrace(filepath.Join(traceDir, "hour.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sw) == 0 {
+		t.Fatal("empty trace")
+	}
+	escalate := 0
+	byOutcome := map[string]int{}
+	for i, s := range sw {
+		in := Input{App: s.App, Title: s.Title, ScreenText: s.ScreenText, Now: s.T,
+			Me: []string{"dana.whitfield@hartleyross.com"}, MeName: "Dana Whitfield"}
+		d, err := Decide(ctx, ix, in)
+		tell := couldNotTell(in, d, err)
+		if tell != "" {
+			escalate++
+		}
+		key := fmt.Sprintf("%-38s -> %s/%s", s.Kind, d.Stage, d.Reason)
+		if d.Surface {
+			key += " (nudge)"
+		}
+		if tell != "" {
+			key += " [model: " + tell + "]"
+		}
+		byOutcome[key]++
+		if err != nil {
+			t.Logf("switch %d (%s): %v", i, s.Kind, err)
+		}
+	}
+	keys := make([]string, 0, len(byOutcome))
+	for k := range byOutcome {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		t.Logf("%3d× %s", byOutcome[k], k)
+	}
+	t.Logf("%d switches, %d the code could not tell", len(sw), escalate)
+	fmt.Printf("BENCH model_calls_per_100_switches %.1f calls\n", 100*float64(escalate)/float64(len(sw)))
+}
+
+// couldNotTell says why the code fell back to silence only because it
+// could not tell, or "" when its decision stands on its own evidence. It
+// is defined from the code's own stages and reasons:
+//
+//   - "mail without subject": the triage found no email to look for
+//     (not_email), yet the window is a mail client by its title
+//     (ParseTitle(...).Mail()) or the screen text shows a received email
+//     (ParseScreen(...).Email): a mail window whose open message could not
+//     be read, e.g. a list view whose reading pane gave no header block.
+//   - "ambiguous": the analyst matched several threads and nothing told
+//     them apart.
+//   - "error": Decide failed (a silent decision that decided nothing).
+//
+// Everything else is confident: the gate's exclusions, not_email for a
+// window that is not mail, no_match (the subject was read and the index
+// holds no such thread, including a subject misread by OCR, which the
+// analyst already searched for by similarity), and the analyst's rules
+// (needs_reply, fyi, newsletter, already_replied).
+func couldNotTell(in Input, d Decision, err error) string {
+	switch {
+	case err != nil:
+		return "error"
+	case d.Reason == ReasonAmbiguous:
+		return "ambiguous"
+	case d.Stage == StageTriage && d.Reason == ReasonNotEmail &&
+		(ParseTitle(in.App, in.Title).Mail() || ParseScreen(in.ScreenText).Email):
+		return "mail without subject"
+	}
+	return ""
+}
+
+// readBenchCase reads a case folder's case.json into its Input.
+func readBenchCase(dir string) (Case, Input, error) {
+	var c Case
+	b, err := os.ReadFile(filepath.Join(dir, "case.json"))
+	if err != nil {
+		return c, Input{}, err
+	}
+	if err := json.Unmarshal(b, &c); err != nil {
+		return c, Input{}, err
+	}
+	in := Input{App: c.App, Title: c.Title, ScreenText: c.ScreenText, Me: slices.Clone(c.Me.Addresses), MeName: c.Me.Name}
+	if c.Now != "" {
+		if in.Now, err = time.Parse(time.RFC3339, c.Now); err != nil {
+			return c, Input{}, err
+		}
+	}
+	return c, in, nil
+}
+
+// benchIndex builds an index in dbPath from the mbox at path (if any), the
+// way EvalDir does for a case.
+func benchIndex(ctx context.Context, t *testing.T, dbPath, name, path, meName string, me []string) *index.Index {
+	t.Helper()
+	st, err := store.Open(ctx, dbPath)
+	if err != nil {
+		t.Fatalf("open store: %v", err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ix := index.New(st)
+	if !fileExists(path) || len(me) == 0 {
+		return ix
+	}
+	acc, err := ix.AddAccount(ctx, index.Account{Kind: index.KindMbox, Name: name, Address: me[0], Aliases: me[1:]})
+	if err != nil {
+		t.Fatalf("add account: %v", err)
+	}
+	conn, err := mbox.OpenMbox(path, mbox.Options{From: mail.Address{Name: meName, Email: me[0]}})
+	if err != nil {
+		t.Fatalf("open mailbox %s: %v", path, err)
+	}
+	if _, err := ix.Sync(ctx, acc.ID, conn, nil); err != nil {
+		t.Fatalf("sync mailbox %s: %v", path, err)
+	}
+	return ix
+}
+
+// traceSwitch is one line of a trace file.
+type traceSwitch struct {
+	T          time.Time `json:"t"`
+	App        string    `json:"app"`
+	Title      string    `json:"title"`
+	ScreenText string    `json:"screen_text"`
+	Kind       string    `json:"kind"`
+}
+
+func readTrace(path string) ([]traceSwitch, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []traceSwitch
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		if len(sc.Bytes()) == 0 {
+			continue
+		}
+		var s traceSwitch
+		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		out = append(out, s)
+	}
+	return out, sc.Err()
+}
+
+// percentile is the nearest-rank percentile p (0..1] of ds.
+func percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(float64(len(s))*p+0.999999) - 1
+	return s[min(max(i, 0), len(s)-1)]
+}
