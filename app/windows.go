@@ -47,6 +47,7 @@ func (g *gui) showSettings() {
 		return container.NewAppTabs(
 			container.NewTabItem("General", g.settingsView.content),
 			container.NewTabItem("Mail accounts", container.NewPadded(g.mailView.content)),
+			container.NewTabItem("Model provider", container.NewPadded(newProviderPage(g))),
 		)
 	})
 	g.settingsView.update(g.core.Status())
@@ -140,7 +141,6 @@ func newSettingsView(g *gui) *settingsView {
 		widget.NewFormItem("Never look at", container.NewVBox(excludedApps, excludedNote)),
 		widget.NewFormItem("Screen text", ocr),
 		widget.NewFormItem("Database", dataDir),
-		widget.NewFormItem("Model provider", widget.NewLabel("Not configured: Spirit uses its on-device rules only.")),
 	)
 	v.content = container.NewVScroll(container.NewPadded(container.NewVBox(form, widget.NewSeparator(), privacy)))
 	return v
