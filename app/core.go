@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/spirit-app/spirit/agents/llm"
+	"github.com/spirit-app/spirit/agents/llm/setup"
 	"github.com/spirit-app/spirit/agents/reminders"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app/api"
@@ -97,7 +99,8 @@ type Core struct {
 
 	runCtx context.Context // lives as long as Spirit runs; set by Run
 
-	glanceMu sync.Mutex // one glance at a time
+	glanceMu    sync.Mutex    // one glance at a time
+	llmCounters *llm.Counters // tokens and cost per model, for /health
 
 	mu        sync.Mutex
 	status    Status
@@ -110,7 +113,8 @@ var _ api.Backend = (*Core)(nil)
 
 // NewCore loads the persisted toggles from st.
 func NewCore(ctx context.Context, st *store.Store, version string, log *slog.Logger) (*Core, error) {
-	c := &Core{store: st, version: version, started: time.Now(), now: time.Now, log: log, runCtx: context.Background()}
+	c := &Core{store: st, version: version, started: time.Now(), now: time.Now, log: log,
+		runCtx: context.Background(), llmCounters: llm.NewCounters(nil)}
 	var err error
 	if c.status.ListeningPaused, err = st.BoolSetting(ctx, settingListeningPaused, false); err != nil {
 		return nil, fmt.Errorf("load settings: %w", err)
@@ -233,6 +237,16 @@ func (c *Core) Health(ctx context.Context) api.Health {
 	}
 	if w := c.watcher(); w != nil {
 		h.Counters["app_switches"] = w.switches.Load()
+	}
+	tot := c.llmCounters.Snapshot().Total
+	h.Counters["model_calls"] = tot.Calls
+	h.Counters["model_input_tokens"] = tot.InputTokens
+	h.Counters["model_output_tokens"] = tot.OutputTokens
+	if ps, err := setup.Load(ctx, c.store); err == nil && ps.Configured() {
+		h.Subsystems["model_provider"] = api.Subsystem{State: ps.Kind,
+			Detail: fmt.Sprintf("%d calls, %d errors, $%.4f so far", tot.Calls, tot.Errors, tot.CostUSD)}
+	} else {
+		h.Subsystems["model_provider"] = api.Subsystem{State: "none", Detail: "on-device rules only"}
 	}
 	c.mu.Lock()
 	ms := c.mail

@@ -3,12 +3,15 @@ package app
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spirit-app/spirit/agents/glance"
+	"github.com/spirit-app/spirit/agents/llm/setup"
 	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/secrets"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/screen"
 )
@@ -43,7 +46,18 @@ func (c *Core) glanceOn(ctx context.Context, sw screen.Switch) {
 			}
 		}
 	}
+	// Code first: it is free, and a thread already nudged about must not
+	// cost a model call.
 	d, err := glance.Decide(ctx, ix, in)
+	if err == nil && d.MessageID != "" && c.glanceSeen(ctx, "glance:"+d.MessageID) {
+		c.event(ctx, "glance", sw.App, "silent: already nudged about this thread (gate)")
+		return
+	}
+	if m, ok := c.glanceModels(ctx); ok && err == nil {
+		// The screenshot step is not wired yet: without a shot the vision
+		// triage is skipped and the code's triage stands.
+		d, err = glance.DecideWithModels(ctx, ix, in, m, nil)
+	}
 	if err != nil {
 		c.event(ctx, "glance", sw.App, fmt.Sprintf("silent: error at %s: %v", d.Stage, err))
 		return
@@ -136,4 +150,24 @@ func inQuietHours(spec string, now time.Time) bool {
 		return h >= a && h < b
 	}
 	return h >= a || h < b
+}
+
+// glanceModels returns the configured provider for the glance's model
+// stages; ok is false when none is set (the supported default).
+func (c *Core) glanceModels(ctx context.Context) (glance.Models, bool) {
+	s, err := setup.Load(ctx, c.store)
+	if err != nil || !s.Configured() {
+		return glance.Models{}, false
+	}
+	sec, err := secrets.Open(filepath.Dir(c.store.Path()))
+	if err != nil {
+		c.log.Warn("glance: no keychain, model stages off", "err", err)
+		return glance.Models{}, false
+	}
+	p, err := setup.Provider(ctx, s, sec, c.llmCounters)
+	if err != nil || p == nil {
+		c.log.Warn("glance: provider unusable, model stages off", "err", err)
+		return glance.Models{}, false
+	}
+	return glance.Models{Triage: p, Analyst: p, TriageModel: s.Roles.Triage, AnalystModel: s.Roles.Analyst, Logger: c.log}, true
 }

@@ -1,0 +1,84 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spirit-app/spirit/agents/llm"
+	"github.com/spirit-app/spirit/agents/llm/scripted"
+	"github.com/spirit-app/spirit/agents/llm/setup"
+	"github.com/spirit-app/spirit/agents/mail"
+	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/mail/mbox"
+	"github.com/spirit-app/spirit/agents/secrets"
+	"github.com/spirit-app/spirit/screen"
+)
+
+const sndaLatest = "<PH0PR08MB25269AAA75C6ABF07B6EA18FD871C4F5CFC7@PH0PR08MB2526.namprd08.prod.outlook.com>"
+
+// TestGlanceWithProviderWordsTheNudge: with a provider set, the analyst
+// model's wording reaches the bubble and /health counts the call; a second
+// switch to the same thread is deduplicated without a model call.
+func TestGlanceWithProviderWordsTheNudge(t *testing.T) {
+	path, _ := filepath.Abs("../../shared/cases/glance/snda-needs-reply/mailbox.mbox")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("shared glance cases not present")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	t.Setenv("XDG_RUNTIME_DIR", dir)
+	c, st := newTestCore(t, dir)
+	rec := &recorder{}
+	c.SetPresenter(rec)
+
+	ix := index.New(st)
+	a, err := ix.AddAccount(ctx, index.Account{Kind: index.KindMbox, Name: "Dana Whitfield", Address: "dana.whitfield@hartleyross.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := mbox.OpenMbox(path, mbox.Options{From: mail.Address{Email: "dana.whitfield@hartleyross.com"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.Sync(ctx, a.ID, conn, nil); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+
+	final, _ := json.Marshal(map[string]any{"surface": true, "message_id": sndaLatest,
+		"message":       "Marcy needs your read of SNDA §4.2(b) before Friday — draft the reply?",
+		"action_prompt": "Draft a reply to Marcy Howard on SNDA §4.2(b)"})
+	srv := scripted.New(t, scripted.ToolCalls(llm.ToolCall{ID: "c1", Name: "finalize_glance", Input: final}))
+	sec, err := secrets.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := setup.Settings{Kind: setup.Anthropic, BaseURL: srv.URL()}
+	s.Roles.Analyst = "strong-model"
+	if err := setup.Save(ctx, st, sec, s, "sk-test"); err != nil {
+		t.Fatal(err)
+	}
+
+	sw := screen.Switch{App: "Microsoft Outlook", Title: "RE: SNDA - Brooklyn Gardens - Message (HTML)"}
+	c.switched(ctx, sw)
+	if len(rec.shown) != 1 || !strings.Contains(rec.shown[0].Message, "§4.2(b)") || rec.shown[0].Kind != kindGlance {
+		t.Fatalf("bubble %+v", rec.shown)
+	}
+	if h := c.Health(ctx); h.Counters["model_calls"] != 1 || h.Subsystems["model_provider"].State != setup.Anthropic {
+		t.Errorf("health counters %v, provider %v", h.Counters, h.Subsystems["model_provider"])
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 || len(reqs[0].Messages) == 0 {
+		t.Fatalf("provider requests %+v", reqs)
+	}
+	// The same thread again: no second bubble, no model call.
+	c.switched(ctx, sw)
+	if len(rec.shown) != 1 || len(srv.Requests()) != 1 {
+		t.Errorf("second switch: %d bubbles, %d model calls", len(rec.shown), len(srv.Requests()))
+	}
+}
