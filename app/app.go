@@ -117,6 +117,7 @@ func Run(ctx context.Context, cfg Config) error {
 		w.stop()
 	}
 	bg.Wait()
+	core.closeOCR()
 
 	// Shut down with a fresh context: ctx may already be cancelled.
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)

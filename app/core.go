@@ -20,6 +20,7 @@ import (
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app/api"
 	"github.com/spirit-app/spirit/app/ui"
+	"github.com/spirit-app/spirit/screen/ocr"
 	"github.com/spirit-app/spirit/voice/intent"
 )
 
@@ -99,8 +100,9 @@ type Core struct {
 
 	runCtx context.Context // lives as long as Spirit runs; set by Run
 
-	glanceMu    sync.Mutex    // one glance at a time
-	llmCounters *llm.Counters // tokens and cost per model, for /health
+	glanceMu    sync.Mutex     // one glance at a time; guards ocr
+	ocr         *ocr.Tesseract // loaded on first need
+	llmCounters *llm.Counters  // tokens and cost per model, for /health
 
 	mu        sync.Mutex
 	status    Status

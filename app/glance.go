@@ -14,6 +14,7 @@ import (
 	"github.com/spirit-app/spirit/agents/secrets"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/screen"
+	"github.com/spirit-app/spirit/screen/ocr"
 )
 
 // Glance settings and defaults.
@@ -53,10 +54,20 @@ func (c *Core) glanceOn(ctx context.Context, sw screen.Switch) {
 		c.event(ctx, "glance", sw.App, "silent: already nudged about this thread (gate)")
 		return
 	}
+	// A mail window whose title does not say which message is open (a list
+	// view): look at the screen, read its text, and decide again.
+	var shot *glance.Image
+	if err == nil && d.Reason == glance.ReasonNotEmail && glance.ParseTitle(sw.App, sw.Title).Mail() {
+		if s, ok := c.lookAt(ctx, sw); ok {
+			shot = &glance.Image{MIME: s.MIME, Data: s.Data}
+			if text := c.readScreen(ctx, s); text != "" {
+				in.ScreenText = text
+				d, err = glance.Decide(ctx, ix, in)
+			}
+		}
+	}
 	if m, ok := c.glanceModels(ctx); ok && err == nil {
-		// The screenshot step is not wired yet: without a shot the vision
-		// triage is skipped and the code's triage stands.
-		d, err = glance.DecideWithModels(ctx, ix, in, m, nil)
+		d, err = glance.DecideWithModels(ctx, ix, in, m, shot)
 	}
 	if err != nil {
 		c.event(ctx, "glance", sw.App, fmt.Sprintf("silent: error at %s: %v", d.Stage, err))
@@ -170,4 +181,49 @@ func (c *Core) glanceModels(ctx context.Context) (glance.Models, bool) {
 		return glance.Models{}, false
 	}
 	return glance.Models{Triage: p, Analyst: p, TriageModel: s.Roles.Triage, AnalystModel: s.Roles.Analyst, Logger: c.log}, true
+}
+
+// lookAt captures the active window's screen, in memory only.
+func (c *Core) lookAt(ctx context.Context, sw screen.Switch) (screen.Shot, bool) {
+	w := c.watcher()
+	if w == nil {
+		return screen.Shot{}, false
+	}
+	s, err := w.capture(ctx, sw)
+	if err != nil {
+		c.event(ctx, "glance", sw.App, "no screenshot: "+err.Error())
+		return screen.Shot{}, false
+	}
+	return s, true
+}
+
+// readScreen returns the text on the capture, unless screen text is off.
+func (c *Core) readScreen(ctx context.Context, s screen.Shot) string {
+	if on, err := c.store.BoolSetting(ctx, settingScreenText, true); err != nil || !on {
+		return ""
+	}
+	if c.ocr == nil {
+		t, err := ocr.New(ocr.Config{})
+		if err != nil {
+			c.log.Warn("screen text is unavailable", "err", err)
+			return ""
+		}
+		c.ocr = t
+	}
+	text, err := c.ocr.ReadText(ctx, s.Full)
+	if err != nil {
+		c.log.Warn("read screen text", "err", err)
+		return ""
+	}
+	return text
+}
+
+// closeOCR releases Tesseract's model at shutdown.
+func (c *Core) closeOCR() {
+	c.glanceMu.Lock()
+	defer c.glanceMu.Unlock()
+	if c.ocr != nil {
+		c.ocr.Close()
+		c.ocr = nil
+	}
 }

@@ -110,7 +110,7 @@ func (w *watching) start(ctx context.Context) {
 func (w *watching) stop() {
 	w.mu.Lock()
 	cancel, done := w.cancel, w.done
-	w.cancel, w.done = nil, nil
+	w.cancel, w.done, w.display = nil, nil, nil
 	w.mu.Unlock()
 	if cancel != nil {
 		cancel()
@@ -130,4 +130,17 @@ func (c *Core) switched(ctx context.Context, sw screen.Switch) {
 	}
 	c.event(ctx, "screen", sw.App, fmt.Sprintf("switched to %q", sw.Title))
 	c.glanceOn(ctx, sw)
+}
+
+// capture takes the screenshot the glance asked for, through the watcher's
+// display; excluded windows are refused and blacked out by the capturer.
+func (w *watching) capture(ctx context.Context, sw screen.Switch) (screen.Shot, error) {
+	w.mu.Lock()
+	d, running := w.display, w.cancel != nil
+	w.mu.Unlock()
+	if !running || d == nil {
+		return screen.Shot{}, fmt.Errorf("not watching")
+	}
+	cp := screen.NewCapturer(d, screen.CaptureConfig{Exclusions: w.exclusions(ctx), Logger: w.core.log})
+	return cp.Capture(ctx, sw)
 }
