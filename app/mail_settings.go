@@ -20,6 +20,7 @@ import (
 
 	"github.com/spirit-app/spirit/agents/mail/accounts"
 	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/mail/mbox"
 	"github.com/spirit-app/spirit/agents/secrets"
 )
 
@@ -241,7 +242,7 @@ func (v *mailView) addFolder() {
 			return
 		}
 		kind := index.KindMbox
-		if st, err := os.Stat(filepath.Join(p, "cur")); err == nil && st.IsDir() {
+		if mbox.IsMaildir(p) {
 			kind = index.KindMaildir
 		}
 		v.add(index.Account{Kind: kind, Name: filepath.Base(p), Address: addr}, accounts.FileConfig{Path: p},

@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spirit-app/spirit/agents/mail"
@@ -27,10 +26,7 @@ import (
 // concurrent use.
 type Maildir struct {
 	root string
-	opt  Options
-
-	mu      sync.Mutex // guards opt.Known and skipped
-	skipped []Skip
+	local
 }
 
 var _ mail.Connector = (*Maildir)(nil)
@@ -45,27 +41,11 @@ func OpenMaildir(root string, opt Options) (*Maildir, error) {
 	if !st.IsDir() {
 		return nil, fmt.Errorf("open maildir %s: not a directory", root)
 	}
-	return &Maildir{root: root, opt: opt}, nil
+	return &Maildir{root: root, local: local{opt: opt}}, nil
 }
 
-// SetKnown sets Options.Known.
-func (c *Maildir) SetKnown(known func(ctx context.Context) (map[string]string, error)) {
-	c.mu.Lock()
-	c.opt.Known = known
-	c.mu.Unlock()
-}
-
-// Skipped lists the messages the last Sync left out.
-func (c *Maildir) Skipped() []Skip {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return slices.Clone(c.skipped)
-}
-
-// Close does nothing: no file stays open between calls.
-func (c *Maildir) Close() error { return nil }
-
-func isMaildir(dir string) bool {
+// IsMaildir reports whether dir is a Maildir (it has a cur folder).
+func IsMaildir(dir string) bool {
 	st, err := os.Stat(filepath.Join(dir, "cur"))
 	return err == nil && st.IsDir()
 }
@@ -73,7 +53,7 @@ func isMaildir(dir string) bool {
 // folders lists the Maildir's folders.
 func (c *Maildir) folders() ([]folder, error) {
 	var out []folder
-	if isMaildir(c.root) {
+	if IsMaildir(c.root) {
 		out = append(out, folder{"INBOX", c.root})
 	}
 	var walk func(dir, prefix string) error
@@ -89,14 +69,14 @@ func (c *Maildir) folders() ([]folder, error) {
 				continue
 			}
 			switch {
-			case strings.HasPrefix(name, ".") && len(name) > 1 && isMaildir(p): // Maildir++
+			case strings.HasPrefix(name, ".") && len(name) > 1 && IsMaildir(p): // Maildir++
 				out = append(out, folder{prefix + strings.ReplaceAll(name[1:], ".", "/"), p})
 			case strings.HasPrefix(name, "."):
 			case strings.HasSuffix(name, ".sbd"):
 				if err := walk(p, prefix+strings.TrimSuffix(name, ".sbd")+"/"); err != nil {
 					return err
 				}
-			case isMaildir(p):
+			case IsMaildir(p):
 				out = append(out, folder{prefix + name, p})
 			}
 		}
@@ -299,13 +279,13 @@ func fileDate(f *os.File, name string) time.Time {
 // (one with dot-folders), else "Drafts"; an existing one of either wins.
 func (c *Maildir) draftsFolder() string {
 	for _, n := range []string{".Drafts", "Drafts"} {
-		if isMaildir(filepath.Join(c.root, n)) {
+		if IsMaildir(filepath.Join(c.root, n)) {
 			return filepath.Join(c.root, n)
 		}
 	}
 	des, _ := os.ReadDir(c.root)
 	for _, de := range des {
-		if de.IsDir() && strings.HasPrefix(de.Name(), ".") && isMaildir(filepath.Join(c.root, de.Name())) {
+		if de.IsDir() && strings.HasPrefix(de.Name(), ".") && IsMaildir(filepath.Join(c.root, de.Name())) {
 			return filepath.Join(c.root, ".Drafts")
 		}
 	}

@@ -70,12 +70,9 @@ type Skip struct {
 // them as Thunderbird keeps its local folders ("Inbox", "Sent",
 // "Archives.sbd/2025"). It is safe for concurrent use.
 type Mbox struct {
-	path string
-	dir  bool
-	opt  Options
-
-	mu      sync.Mutex // guards opt.Known, skipped and writes to the Drafts file
-	skipped []Skip
+	path  string
+	dir   bool
+	local // its lock also guards writes to the Drafts file
 }
 
 var _ mail.Connector = (*Mbox)(nil)
@@ -91,25 +88,33 @@ func OpenMbox(path string, opt Options) (*Mbox, error) {
 	if opt.Folder == "" {
 		opt.Folder = "INBOX"
 	}
-	return &Mbox{path: path, dir: st.IsDir(), opt: opt}, nil
+	return &Mbox{path: path, dir: st.IsDir(), local: local{opt: opt}}, nil
+}
+
+// local is what the mbox and Maildir connectors share: their options and
+// the messages the last Sync skipped, under one lock.
+type local struct {
+	opt     Options
+	mu      sync.Mutex // guards opt.Known and skipped
+	skipped []Skip
 }
 
 // SetKnown sets Options.Known.
-func (c *Mbox) SetKnown(known func(ctx context.Context) (map[string]string, error)) {
+func (c *local) SetKnown(known func(ctx context.Context) (map[string]string, error)) {
 	c.mu.Lock()
 	c.opt.Known = known
 	c.mu.Unlock()
 }
 
 // Skipped lists the messages the last Sync left out.
-func (c *Mbox) Skipped() []Skip {
+func (c *local) Skipped() []Skip {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return slices.Clone(c.skipped)
 }
 
 // Close does nothing: no file stays open between calls.
-func (c *Mbox) Close() error { return nil }
+func (c *local) Close() error { return nil }
 
 // skipFolder reports whether a folder holds mail the user threw away or
 // the server judged spam: the glance must not surface it, and a reply the
