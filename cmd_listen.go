@@ -49,7 +49,7 @@ func runListen(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var heard int
 	l := &listen.Listener{
 		Source:      &audio.WAVSource{Path: *file},
-		Transcriber: transcriber{tr},
+		Transcriber: whisper.Text{T: tr},
 		OnHeard: func(h listen.Heard) {
 			heard++
 			in := intent.Parse(h.Text, h.At)
@@ -72,12 +72,4 @@ func runListen(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 func clock(d time.Duration) string {
 	return fmt.Sprintf("%02d:%05.2f", int(d.Minutes()), d.Seconds()-60*float64(int(d.Minutes())))
-}
-
-// transcriber adapts whisper to the listener's interface.
-type transcriber struct{ t *whisper.Transcriber }
-
-func (w transcriber) Transcribe(ctx context.Context, samples []float32) (string, error) {
-	r, err := w.t.Transcribe(ctx, samples)
-	return r.Text, err
 }

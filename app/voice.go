@@ -45,14 +45,6 @@ type voice struct {
 	done    chan struct{}
 }
 
-// transcriber adapts whisper to the listener's interface.
-type transcriber struct{ t *whisper.Transcriber }
-
-func (w transcriber) Transcribe(ctx context.Context, samples []float32) (string, error) {
-	r, err := w.t.Transcribe(ctx, samples)
-	return r.Text, err
-}
-
 // startVoice starts listening in the background; it returns at once.
 func startVoice(ctx context.Context, c *Core, dataDir string) *voice {
 	v := &voice{core: c, log: c.log, done: make(chan struct{})}
@@ -121,7 +113,7 @@ func (v *voice) run(ctx context.Context, dataDir string) {
 	v.mu.Unlock()
 	l := &listen.Listener{
 		Source:      capture,
-		Transcriber: transcriber{tr},
+		Transcriber: whisper.Text{T: tr},
 		Logger:      v.log,
 		OnHeard: func(h listen.Heard) {
 			hctx, cancel := context.WithTimeout(ctx, 30*time.Second)

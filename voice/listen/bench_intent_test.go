@@ -18,13 +18,6 @@ import (
 	"github.com/spirit-app/spirit/voice/whisper/whispertest"
 )
 
-type whisperText struct{ t *whisper.Transcriber }
-
-func (w whisperText) Transcribe(ctx context.Context, x []float32) (string, error) {
-	r, err := w.t.Transcribe(ctx, x)
-	return r.Text, err
-}
-
 // TestBenchSpeechToIntent measures end of speech → intent: espeak commands
 // played in real time through VAD, whisper with base.en's dimensions on two
 // threads, and the grammar. The clock starts when the last spoken sample
@@ -71,7 +64,7 @@ func TestBenchSpeechToIntent(t *testing.T) {
 	src := &startClock{WAVSource: &audio.WAVSource{Path: path, Paced: true}, started: &start}
 	l := &listen.Listener{
 		Source:      src,
-		Transcriber: whisperText{tr},
+		Transcriber: whisper.Text{T: tr},
 		OnHeard: func(h listen.Heard) {
 			_ = intent.Parse(h.Text, time.Now())
 			done := time.Now()

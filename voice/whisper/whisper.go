@@ -332,3 +332,13 @@ func (t *Transcriber) Close() error {
 
 // Version is the whisper.cpp release this package is built and tested against.
 const Version = "1.9.1"
+
+// Text adapts a Transcriber to callers that want only the text, such as the
+// listener's Transcriber interface.
+type Text struct{ T *Transcriber }
+
+// Transcribe returns the transcript of samples (16 kHz mono).
+func (w Text) Transcribe(ctx context.Context, samples []float32) (string, error) {
+	r, err := w.T.Transcribe(ctx, samples)
+	return r.Text, err
+}
