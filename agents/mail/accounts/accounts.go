@@ -119,20 +119,33 @@ func Connect(ctx context.Context, a index.Account, sec secrets.Store, log *slog.
 	return nil, fmt.Errorf("account %d: unknown kind %q", a.ID, a.Kind)
 }
 
-// OAuth2Config is the sign-in configuration of a Microsoft or Google account.
+// OAuth2Config is the sign-in configuration of a stored Microsoft or Google
+// account; a Google client secret comes from the keychain.
 func OAuth2Config(ctx context.Context, kind string, c OAuthConfig, id int64, sec secrets.Store) (*oauth2.Config, error) {
+	var secret string
+	if kind == index.KindGmail {
+		s, err := sec.Get(ctx, ClientSecretKey(id))
+		if err != nil && !errors.Is(err, secrets.ErrNotFound) {
+			return nil, err
+		}
+		secret = s
+	}
+	return oauthConfig(kind, c, secret)
+}
+
+// oauthConfig builds the configuration for kind from c and a client secret.
+func oauthConfig(kind string, c OAuthConfig, clientSecret string) (*oauth2.Config, error) {
 	if c.ClientID == "" {
 		return nil, fmt.Errorf("no app registration (client id) for %s: set one with --client-id", kind)
 	}
 	var cfg *oauth2.Config
-	if kind == index.KindGraph {
+	switch kind {
+	case index.KindGraph:
 		cfg = oauth.MicrosoftConfig(c.ClientID, c.Tenant)
-	} else {
-		secret, err := sec.Get(ctx, ClientSecretKey(id))
-		if err != nil && !errors.Is(err, secrets.ErrNotFound) {
-			return nil, err
-		}
-		cfg = oauth.GoogleConfig(c.ClientID, secret)
+	case index.KindGmail:
+		cfg = oauth.GoogleConfig(c.ClientID, clientSecret)
+	default:
+		return nil, fmt.Errorf("%s accounts do not sign in", kind)
 	}
 	if c.TokenURL != "" {
 		cfg.Endpoint.TokenURL = c.TokenURL

@@ -90,20 +90,9 @@ func Remove(ctx context.Context, ix *index.Index, sec secrets.Store, id int64) e
 // shows the code and the address), Google's browser redirect with PKCE
 // (tell shows the address; the caller may open it).
 func SignIn(ctx context.Context, kind string, c OAuthConfig, clientSecret string, tell func(msg, url string)) (*oauth2.Token, error) {
-	var cfg *oauth2.Config
-	switch kind {
-	case index.KindGraph:
-		cfg = oauth.MicrosoftConfig(c.ClientID, c.Tenant)
-	case index.KindGmail:
-		cfg = oauth.GoogleConfig(c.ClientID, clientSecret)
-	default:
-		return nil, fmt.Errorf("%s accounts do not sign in", kind)
-	}
-	if c.ClientID == "" {
-		return nil, fmt.Errorf("no app registration (client id) for %s", kind)
-	}
-	if c.TokenURL != "" {
-		cfg.Endpoint.TokenURL = c.TokenURL
+	cfg, err := oauthConfig(kind, c, clientSecret)
+	if err != nil {
+		return nil, err
 	}
 	if kind == index.KindGraph {
 		return oauth.DeviceFlow{Config: cfg, Show: func(d oauth.DeviceCode) error {
