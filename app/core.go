@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/spirit-app/spirit/agents/llm"
 	"github.com/spirit-app/spirit/agents/llm/setup"
 	"github.com/spirit-app/spirit/agents/reminders"
+	"github.com/spirit-app/spirit/agents/secrets"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app/api"
 	"github.com/spirit-app/spirit/app/ui"
@@ -103,6 +105,7 @@ type Core struct {
 	glanceMu    sync.Mutex     // one glance at a time; guards ocr
 	ocr         *ocr.Tesseract // loaded on first need
 	llmCounters *llm.Counters  // tokens and cost per model, for /health
+	sec         secrets.Store  // opened on first use; see secrets()
 
 	mu        sync.Mutex
 	status    Status
@@ -501,4 +504,21 @@ func (c *Core) voiceState() (string, string) {
 		return "starting", ""
 	}
 	return v.State()
+}
+
+// secrets opens the keychain-backed secret store once: opening probes the
+// keychain, which must not happen on every app switch. A failure is retried
+// on the next call (the keyring may be unlocked later).
+func (c *Core) secrets() (secrets.Store, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.sec != nil {
+		return c.sec, nil
+	}
+	sec, err := secrets.Open(filepath.Dir(c.store.Path()))
+	if err != nil {
+		return nil, err
+	}
+	c.sec = sec
+	return sec, nil
 }

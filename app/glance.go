@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"github.com/spirit-app/spirit/agents/glance"
 	"github.com/spirit-app/spirit/agents/llm/setup"
 	"github.com/spirit-app/spirit/agents/mail/index"
-	"github.com/spirit-app/spirit/agents/secrets"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/screen"
 	"github.com/spirit-app/spirit/screen/ocr"
@@ -170,7 +168,7 @@ func (c *Core) glanceModels(ctx context.Context) (glance.Models, bool) {
 	if err != nil || !s.Configured() {
 		return glance.Models{}, false
 	}
-	sec, err := secrets.Open(filepath.Dir(c.store.Path()))
+	sec, err := c.secrets()
 	if err != nil {
 		c.log.Warn("glance: no keychain, model stages off", "err", err)
 		return glance.Models{}, false

@@ -138,7 +138,7 @@ func (v *mailView) run(busy string, work func(ctx context.Context, sec secrets.S
 	go func() {
 		ctx, cancel := context.WithTimeout(v.g.ctx, 10*time.Minute)
 		defer cancel()
-		sec, err := secrets.Open(filepath.Dir(v.g.core.store.Path()))
+		sec, err := v.g.core.secrets()
 		if err == nil {
 			err = work(ctx, sec)
 		}

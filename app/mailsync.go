@@ -10,7 +10,6 @@ import (
 
 	"github.com/spirit-app/spirit/agents/mail/accounts"
 	"github.com/spirit-app/spirit/agents/mail/index"
-	"github.com/spirit-app/spirit/agents/secrets"
 	"github.com/spirit-app/spirit/app/api"
 )
 
@@ -83,7 +82,7 @@ func (m *mailSyncer) syncAll(ctx context.Context) {
 	if err != nil || len(as) == 0 {
 		return
 	}
-	sec, err := secrets.Open(m.dataDir)
+	sec, err := m.core.secrets()
 	if err != nil {
 		m.core.log.Error("mail sync: keychain", "err", err)
 		return

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"path/filepath"
 	"time"
 
 	"fyne.io/fyne/v2"
@@ -64,7 +63,7 @@ func newProviderPage(g *gui) fyne.CanvasObject {
 		go func() {
 			ctx, cancel := context.WithTimeout(ctx, time.Minute)
 			defer cancel()
-			sec, err := secrets.Open(filepath.Dir(g.core.store.Path()))
+			sec, err := g.core.secrets()
 			msg := ""
 			if err == nil {
 				msg, err = f(ctx, sec)
