@@ -9,29 +9,51 @@ import (
 	"time"
 )
 
-const nudgeCols = `id, created, kind, message, action_prompt, state, answer, updated, subject`
+const nudgeCols = `id, created, kind, message, action_prompt, state, answer, updated, subject, detail`
 
 // CreateNudge records a nudge as shown and returns it as stored. ID, State,
 // Answer and the times of n are ignored.
 func (s *Store) CreateNudge(ctx context.Context, n Nudge) (Nudge, error) {
-	if strings.TrimSpace(n.Kind) == "" || strings.TrimSpace(n.Message) == "" {
-		return Nudge{}, fmt.Errorf("create nudge: %w: kind and message are required", ErrInvalid)
-	}
-	ts, ms := s.now()
-	out := Nudge{Created: ts, Kind: n.Kind, Message: n.Message, ActionPrompt: n.ActionPrompt, Subject: n.Subject, State: NudgeShown, Updated: ts}
+	var out Nudge
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO nudges (created, kind, message, action_prompt, state, answer, updated, subject)
-			VALUES (?, ?, ?, ?, 'shown', '', ?, ?)`, ms, n.Kind, n.Message, n.ActionPrompt, ms, n.Subject)
-		if err != nil {
-			return err
-		}
-		out.ID, err = res.LastInsertId()
+		var err error
+		out, err = s.CreateNudgeTx(ctx, tx, n)
 		return err
 	})
 	if err != nil {
 		return Nudge{}, fmt.Errorf("create nudge: %w", err)
 	}
 	return out, nil
+}
+
+// CreateNudgeTx is CreateNudge inside tx (see Tx), for a nudge that must
+// appear together with the state change it asks about.
+func (s *Store) CreateNudgeTx(ctx context.Context, tx *sql.Tx, n Nudge) (Nudge, error) {
+	if strings.TrimSpace(n.Kind) == "" || strings.TrimSpace(n.Message) == "" {
+		return Nudge{}, fmt.Errorf("%w: kind and message are required", ErrInvalid)
+	}
+	ts, ms := s.now()
+	out := Nudge{Created: ts, Kind: n.Kind, Message: n.Message, ActionPrompt: n.ActionPrompt, Subject: n.Subject,
+		Detail: n.Detail, State: NudgeShown, Updated: ts}
+	res, err := tx.ExecContext(ctx, `INSERT INTO nudges (created, kind, message, action_prompt, state, answer, updated, subject, detail)
+		VALUES (?, ?, ?, ?, 'shown', '', ?, ?, ?)`, ms, n.Kind, n.Message, n.ActionPrompt, ms, n.Subject, n.Detail)
+	if err != nil {
+		return Nudge{}, err
+	}
+	out.ID, err = res.LastInsertId()
+	return out, err
+}
+
+// CloseNudgeTx closes a shown or snoozed nudge inside tx, e.g. when what
+// it asked about ended; a nudge already closed is left as it is.
+func (s *Store) CloseNudgeTx(ctx context.Context, tx *sql.Tx, id int64, state NudgeState) error {
+	if !state.Valid() || state == NudgeShown || state == NudgeSnoozed {
+		return fmt.Errorf("%w: close nudge %d as %q", ErrInvalid, id, state)
+	}
+	_, ms := s.now()
+	_, err := tx.ExecContext(ctx, `UPDATE nudges SET state = ?, updated = ? WHERE id = ? AND state IN ('shown', 'snoozed')`,
+		state, ms, id)
+	return err
 }
 
 // Nudge returns one nudge, or ErrNotFound.
@@ -120,7 +142,7 @@ func scanNudge(sc scanner) (Nudge, error) {
 		n                Nudge
 		created, updated int64
 	)
-	err := sc.Scan(&n.ID, &created, &n.Kind, &n.Message, &n.ActionPrompt, &n.State, &n.Answer, &updated, &n.Subject)
+	err := sc.Scan(&n.ID, &created, &n.Kind, &n.Message, &n.ActionPrompt, &n.State, &n.Answer, &updated, &n.Subject, &n.Detail)
 	if err != nil {
 		return Nudge{}, err
 	}

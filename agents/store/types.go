@@ -120,13 +120,16 @@ func (s NudgeState) Valid() bool {
 
 // Nudge is one proposal shown to the lawyer and what became of it.
 type Nudge struct {
-	ID           int64      `json:"id"`
-	Created      time.Time  `json:"created"`
-	Kind         string     `json:"kind"` // glance, reminder, question, approval, help, info
-	Message      string     `json:"message"`
-	ActionPrompt string     `json:"action_prompt,omitempty"`
-	Subject      string     `json:"subject,omitempty"` // what it is about, e.g. "reminder:12"
-	State        NudgeState `json:"state"`
-	Answer       string     `json:"answer,omitempty"`
-	Updated      time.Time  `json:"updated"`
+	ID           int64     `json:"id"`
+	Created      time.Time `json:"created"`
+	Kind         string    `json:"kind"` // glance, reminder, question, approval, help, info
+	Message      string    `json:"message"`
+	ActionPrompt string    `json:"action_prompt,omitempty"`
+	Subject      string    `json:"subject,omitempty"` // what it is about, e.g. "reminder:12"
+	// Detail is what the bubble shows beyond the message, as JSON by kind:
+	// a question's options, an approval's exact action.
+	Detail  string     `json:"detail,omitempty"`
+	State   NudgeState `json:"state"`
+	Answer  string     `json:"answer,omitempty"`
+	Updated time.Time  `json:"updated"`
 }

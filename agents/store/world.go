@@ -21,19 +21,10 @@ type querier interface {
 // AppendEvent appends a fact to the world log and returns it as stored,
 // once it is durably committed.
 func (s *Store) AppendEvent(ctx context.Context, ev Event) (Entry, error) {
-	if strings.TrimSpace(ev.Source) == "" {
-		return Entry{}, fmt.Errorf("append event: %w: empty source", ErrInvalid)
-	}
-	ts, ms := s.now()
-	e := Entry{TS: ts, Kind: KindEvent, Source: ev.Source, Identifier: ev.Identifier, Text: ev.Text}
+	var e Entry
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx,
-			`INSERT INTO world (ts, kind, source, identifier, text) VALUES (?, 'event', ?, ?, ?)`,
-			ms, ev.Source, ev.Identifier, ev.Text)
-		if err != nil {
-			return err
-		}
-		e.ID, err = res.LastInsertId()
+		var err error
+		e, err = s.AppendEventTx(ctx, tx, ev)
 		return err
 	})
 	if err != nil {
@@ -42,45 +33,88 @@ func (s *Store) AppendEvent(ctx context.Context, ev Event) (Entry, error) {
 	return e, nil
 }
 
+// AppendEventTx appends ev inside tx (see Tx), so a fact is logged in the
+// same transaction as the change it records.
+func (s *Store) AppendEventTx(ctx context.Context, tx *sql.Tx, ev Event) (Entry, error) {
+	if strings.TrimSpace(ev.Source) == "" {
+		return Entry{}, fmt.Errorf("%w: empty source", ErrInvalid)
+	}
+	ts, ms := s.now()
+	e := Entry{TS: ts, Kind: KindEvent, Source: ev.Source, Identifier: ev.Identifier, Text: ev.Text}
+	res, err := tx.ExecContext(ctx,
+		`INSERT INTO world (ts, kind, source, identifier, text) VALUES (?, 'event', ?, ?, ?)`,
+		ms, ev.Source, ev.Identifier, ev.Text)
+	if err != nil {
+		return Entry{}, err
+	}
+	e.ID, err = res.LastInsertId()
+	return e, err
+}
+
 // AppendAgent appends one lifecycle step of an agent session and updates
 // the session's latest state in the same transaction. A record without Need
 // keeps the need given earlier (usually with start). The store does not
 // police the order of steps: the log records what agents reported.
 func (s *Store) AppendAgent(ctx context.Context, rec AgentRecord) (Entry, error) {
-	if !rec.Status.Valid() {
-		return Entry{}, fmt.Errorf("append agent: %w: status %q", ErrInvalid, rec.Status)
-	}
-	if strings.TrimSpace(rec.Session) == "" {
-		return Entry{}, fmt.Errorf("append agent: %w: empty session", ErrInvalid)
-	}
-	ts, ms := s.now()
-	e := Entry{TS: ts, Kind: KindAgent, Status: rec.Status, Session: rec.Session, Text: rec.Text, Need: rec.Need}
+	var e Entry
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx,
-			`INSERT INTO world (ts, kind, status, session, text, need) VALUES (?, 'agent', ?, ?, ?, ?)`,
-			ms, rec.Status, rec.Session, rec.Text, rec.Need)
-		if err != nil {
-			return err
-		}
-		if e.ID, err = res.LastInsertId(); err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `
-			INSERT INTO agents (session, status, text, need, started, updated, last_entry)
-			VALUES (?, ?, ?, ?, ?, ?, ?)
-			ON CONFLICT (session) DO UPDATE SET
-				status     = excluded.status,
-				text       = excluded.text,
-				need       = CASE WHEN excluded.need <> '' THEN excluded.need ELSE agents.need END,
-				updated    = excluded.updated,
-				last_entry = excluded.last_entry`,
-			rec.Session, rec.Status, rec.Text, rec.Need, ms, ms, e.ID)
+		var err error
+		e, err = s.AppendAgentTx(ctx, tx, rec)
 		return err
 	})
 	if err != nil {
 		return Entry{}, fmt.Errorf("append agent: %w", err)
 	}
 	return e, nil
+}
+
+// AppendAgentTx is AppendAgent inside tx (see Tx).
+func (s *Store) AppendAgentTx(ctx context.Context, tx *sql.Tx, rec AgentRecord) (Entry, error) {
+	if !rec.Status.Valid() {
+		return Entry{}, fmt.Errorf("%w: status %q", ErrInvalid, rec.Status)
+	}
+	if strings.TrimSpace(rec.Session) == "" {
+		return Entry{}, fmt.Errorf("%w: empty session", ErrInvalid)
+	}
+	ts, ms := s.now()
+	e := Entry{TS: ts, Kind: KindAgent, Status: rec.Status, Session: rec.Session, Text: rec.Text, Need: rec.Need}
+	res, err := tx.ExecContext(ctx,
+		`INSERT INTO world (ts, kind, status, session, text, need) VALUES (?, 'agent', ?, ?, ?, ?)`,
+		ms, rec.Status, rec.Session, rec.Text, rec.Need)
+	if err != nil {
+		return Entry{}, err
+	}
+	if e.ID, err = res.LastInsertId(); err != nil {
+		return Entry{}, err
+	}
+	_, err = tx.ExecContext(ctx, `
+		INSERT INTO agents (session, status, text, need, started, updated, last_entry)
+		VALUES (?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (session) DO UPDATE SET
+			status     = excluded.status,
+			text       = excluded.text,
+			need       = CASE WHEN excluded.need <> '' THEN excluded.need ELSE agents.need END,
+			updated    = excluded.updated,
+			last_entry = excluded.last_entry`,
+		rec.Session, rec.Status, rec.Text, rec.Need, ms, ms, e.ID)
+	if err != nil {
+		return Entry{}, err
+	}
+	return e, nil
+}
+
+// SessionEntries returns up to limit world-log entries about one agent
+// session, oldest first: its lifecycle records and the events whose
+// identifier is the session (steps, tool calls, questions, answers).
+// limit <= 0 means no limit.
+func (s *Store) SessionEntries(ctx context.Context, session string, limit int) ([]Entry, error) {
+	es, err := queryEntries(ctx, s.r, `SELECT `+entryCols+` FROM (
+		SELECT `+entryCols+` FROM world WHERE session = ? OR identifier = ? ORDER BY id DESC LIMIT ?
+		) ORDER BY id`, session, session, sqlLimit(limit))
+	if err != nil {
+		return nil, fmt.Errorf("session %s entries: %w", session, classify(ctx, err))
+	}
+	return es, nil
 }
 
 // Since returns up to limit entries with id > afterID, oldest first.
