@@ -105,7 +105,7 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 		return runEvalGlance(args[1:], stdout, stderr)
 	}
 	if len(args) != 2 || args[0] != "intents" {
-		fmt.Fprintln(stderr, "spirit: usage: spirit eval intents FILE | spirit eval glance DIR [--json] [--provider none]")
+		fmt.Fprintln(stderr, "spirit: usage: spirit eval intents FILE | spirit eval glance DIR [--json] [--provider none|URL [--protocol openai|anthropic] [--model NAME]]")
 		return errUsage
 	}
 	f, err := os.Open(args[1])
@@ -123,12 +123,22 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// providerKeyEnv holds the API key for `spirit eval glance --provider URL`;
+// it may be empty for a local server such as Ollama.
+const providerKeyEnv = "SPIRIT_PROVIDER_KEY"
+
+// defaultEvalModel is the model named when --model is not given: a
+// placeholder that single-model servers ignore.
+const defaultEvalModel = "default"
+
 // runEvalGlance runs every case folder under DIR/glance/.
 func runEvalGlance(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("eval glance", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	jsonOut := fs.Bool("json", false, "one JSON object per case, then the summary line")
-	provider := fs.String("provider", "none", "model provider URL, or none (only none is supported in this version)")
+	provider := fs.String("provider", "none", "none (code only), or the base URL of a model provider for the model stages, e.g. http://localhost:11434/v1; the API key is read from $"+providerKeyEnv)
+	protocol := fs.String("protocol", "openai", "the provider's wire protocol with --provider URL: openai (chat completions) or anthropic (Messages API)")
+	modelName := fs.String("model", defaultEvalModel, "the model to ask with --provider URL")
 	var dir string
 	rest := args
 	for len(rest) > 0 {
@@ -147,11 +157,25 @@ func runEvalGlance(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stderr, "spirit: eval glance needs a DIR holding glance/<case>/")
 		return errUsage
 	}
+	opts := glance.EvalOptions{JSON: *jsonOut}
 	if *provider != "none" {
-		return fmt.Errorf("--provider %s: model-backed glance stages are not built yet; use --provider none", *provider)
+		if *protocol != "openai" && *protocol != "anthropic" {
+			fmt.Fprintf(stderr, "spirit: --protocol %q: use openai or anthropic\n", *protocol)
+			return errUsage
+		}
+		// The key only ever goes to the provider: never printed or logged.
+		key := os.Getenv(providerKeyEnv)
+		if key == "" && *protocol == "anthropic" {
+			return fmt.Errorf("--protocol anthropic needs an API key in $%s", providerKeyEnv)
+		}
+		p, err := glance.EvalProvider(*protocol, *provider, *modelName, key)
+		if err != nil {
+			return fmt.Errorf("--provider %s: %w", *provider, err)
+		}
+		opts.Models = glance.Models{Triage: p, Analyst: p}
 	}
 	quiet(stderr)
-	_, failed, err := glance.EvalDir(context.Background(), dir, stdout, *jsonOut)
+	_, failed, err := glance.EvalDirWith(context.Background(), dir, stdout, opts)
 	if err != nil {
 		return err
 	}

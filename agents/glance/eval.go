@@ -10,8 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/spirit-app/spirit/agents/llm"
 	"github.com/spirit-app/spirit/agents/mail"
 	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/agents/mail/mbox"
@@ -47,11 +49,48 @@ type caseResult struct {
 	Error      string `json:"error,omitempty"`
 }
 
+// EvalOptions configures EvalDirWith.
+type EvalOptions struct {
+	// JSON prints every result as a JSON line instead of the failures.
+	JSON bool
+	// Models, when it holds a provider, runs every case through
+	// DecideWithModels instead of Decide. The cases carry no screenshot,
+	// so the triage model is never asked; the analyst model is, wherever
+	// the code would surface a needs_reply nudge.
+	Models Models
+}
+
+// EvalProvider builds the provider an evaluation talks to: protocol is
+// "anthropic" (Messages API at baseURL) or "openai" (chat completions at
+// baseURL, e.g. "http://localhost:11434/v1" for Ollama). model is the
+// default model of every request; apiKey may be empty for a local
+// OpenAI-compatible server. Failed calls are not retried, so that a
+// case's model_calls counts the calls made.
+func EvalProvider(protocol, baseURL, model, apiKey string) (llm.Provider, error) {
+	cfg := llm.Config{APIKey: apiKey, BaseURL: baseURL, Model: model, MaxRetries: -1}
+	switch strings.ToLower(protocol) {
+	case "anthropic":
+		return llm.NewAnthropic(cfg)
+	case "openai", "":
+		return llm.NewOpenAI(cfg)
+	}
+	return nil, fmt.Errorf("unknown protocol %q: use anthropic or openai", protocol)
+}
+
 // EvalDir runs Decide on every case folder under root/glance and reports
 // each failure (or, with jsonOut, every result as a JSON line), then the
 // line "N passed, N failed". A case that cannot be run counts as failed;
 // err is only for a root that cannot be read or a writer that fails.
 func EvalDir(ctx context.Context, root string, w io.Writer, jsonOut bool) (passed, failed int, err error) {
+	return EvalDirWith(ctx, root, w, EvalOptions{JSON: jsonOut})
+}
+
+// EvalDirWith is EvalDir with options: with a provider in opts.Models the
+// cases go through DecideWithModels, and a failure names the stage that
+// decided (analyst_model when the model's verdict stood). A model error
+// fails its case, whatever the silent decision it left.
+func EvalDirWith(ctx context.Context, root string, w io.Writer, opts EvalOptions) (passed, failed int, err error) {
+	jsonOut := opts.JSON
 	dir := filepath.Join(root, "glance")
 	des, err := os.ReadDir(dir)
 	if err != nil {
@@ -70,7 +109,7 @@ func EvalDir(ctx context.Context, root string, w io.Writer, jsonOut bool) (passe
 		if _, err := os.Stat(filepath.Join(caseDir, "case.json")); errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		c, d, runErr := runCase(ctx, caseDir, filepath.Join(tmp, de.Name()+".db"))
+		c, d, runErr := runCase(ctx, caseDir, filepath.Join(tmp, de.Name()+".db"), opts.Models)
 		if ctx.Err() != nil {
 			return passed, failed, fmt.Errorf("eval glance cases: %w", ctx.Err())
 		}
@@ -112,8 +151,8 @@ func EvalDir(ctx context.Context, root string, w io.Writer, jsonOut bool) (passe
 }
 
 // runCase builds a fresh index from the case's mailbox in dbPath and
-// decides the case.
-func runCase(ctx context.Context, caseDir, dbPath string) (Case, Decision, error) {
+// decides the case, with the models if m holds a provider.
+func runCase(ctx context.Context, caseDir, dbPath string, m Models) (Case, Decision, error) {
 	var c Case
 	b, err := os.ReadFile(filepath.Join(caseDir, "case.json"))
 	if err != nil {
@@ -147,7 +186,12 @@ func runCase(ctx context.Context, caseDir, dbPath string) (Case, Decision, error
 			return c, Decision{}, fmt.Errorf("sync mailbox: %w", err)
 		}
 	}
-	d, err := Decide(ctx, ix, in)
+	if m.Triage == nil && m.Analyst == nil {
+		d, err := Decide(ctx, ix, in)
+		return c, d, err
+	}
+	// The cases hold screen text, not pixels: no screenshot to triage.
+	d, err := DecideWithModels(ctx, ix, in, m, nil)
 	return c, d, err
 }
 

@@ -1,0 +1,413 @@
+package task
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	netmail "net/mail"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spirit-app/spirit/agents/llm"
+	"github.com/spirit-app/spirit/agents/mail"
+	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/store"
+)
+
+// draftArgs is create_draft's input as the model writes it.
+type draftArgs struct {
+	ConversationID json.RawMessage `json:"conversation_id,omitempty"`
+	To             []string        `json:"to,omitempty"`
+	Cc             []string        `json:"cc,omitempty"`
+	Subject        string          `json:"subject,omitempty"`
+	Body           string          `json:"body"`
+}
+
+// draftAction is a draft resolved against the mail index: exactly what
+// will be saved. Its JSON is what an approval is for.
+type draftAction struct {
+	AccountID int64    `json:"account_id"`
+	ThreadID  int64    `json:"conversation_id,omitempty"`
+	InReplyTo string   `json:"in_reply_to,omitempty"`
+	To        []string `json:"to"`
+	Cc        []string `json:"cc,omitempty"`
+	Subject   string   `json:"subject"`
+	Body      string   `json:"body"`
+
+	// Not part of the approval's identity: derived from the thread.
+	draft mail.Draft
+}
+
+func (a draftAction) canonical() string {
+	b, _ := json.Marshal(a)
+	return string(b)
+}
+
+// resolveDraft turns create_draft arguments into the action: the account,
+// the message answered and its threading headers come from the index, not
+// from the model.
+func (r *Runner) resolveDraft(ctx context.Context, raw json.RawMessage) (draftAction, error) {
+	var a draftArgs
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return draftAction{}, fmt.Errorf("bad create_draft arguments: %w", err)
+	}
+	a.Body = strings.TrimSpace(a.Body)
+	if a.Body == "" {
+		return draftAction{}, errors.New("create_draft needs a body")
+	}
+	act := draftAction{Body: a.Body, Subject: strings.TrimSpace(a.Subject)}
+	var err error
+	if act.To, err = addresses(a.To); err != nil {
+		return draftAction{}, err
+	}
+	if act.Cc, err = addresses(a.Cc); err != nil {
+		return draftAction{}, err
+	}
+	if len(a.ConversationID) > 0 && string(a.ConversationID) != `""` && string(a.ConversationID) != "null" {
+		id, err := conversationID(a.ConversationID)
+		if err != nil {
+			return draftAction{}, err
+		}
+		th, err := r.opt.Index.ReadEmailThread(ctx, id)
+		if err != nil {
+			return draftAction{}, fmt.Errorf("no such thread %d", id)
+		}
+		m, ok := answered(th)
+		if !ok {
+			return draftAction{}, fmt.Errorf("thread %d has no message to reply to", id)
+		}
+		act.AccountID, act.ThreadID, act.InReplyTo = th.AccountID, th.ID, m.MessageID
+		if len(act.To) == 0 {
+			act.To = []string{formatAddress(m.From)}
+		}
+		if act.Subject == "" {
+			act.Subject = replySubject(m.Subject)
+		}
+		refs := append(append([]string{}, m.References...), m.MessageID)
+		act.draft = mail.Draft{InReplyTo: m.MessageID, References: dedupe(refs), ConversationID: m.ConversationID, ReplyToRemoteID: m.RemoteID}
+	} else {
+		accts, err := r.opt.Index.Accounts(ctx)
+		if err != nil || len(accts) == 0 {
+			return draftAction{}, errors.New("no mail account to save a draft in")
+		}
+		act.AccountID = accts[0].ID
+		if len(act.To) == 0 || act.Subject == "" {
+			return draftAction{}, errors.New("a new email needs to and subject")
+		}
+	}
+	act.draft.To, act.draft.Cc = toMail(act.To), toMail(act.Cc)
+	act.draft.Subject, act.draft.Body = act.Subject, act.Body
+	return act, nil
+}
+
+// answered picks the message a reply answers: the newest one not written
+// by the lawyer, else the newest one; drafts never.
+func answered(th index.Thread) (index.ThreadMessage, bool) {
+	var last index.ThreadMessage
+	found := false
+	for i := len(th.Messages) - 1; i >= 0; i-- {
+		m := th.Messages[i]
+		if m.Draft {
+			continue
+		}
+		if !found {
+			last, found = m, true
+		}
+		if !m.FromMe {
+			return m, true
+		}
+	}
+	return last, found
+}
+
+func replySubject(s string) string {
+	s = strings.TrimSpace(s)
+	if l := strings.ToLower(s); strings.HasPrefix(l, "re:") || strings.HasPrefix(l, "re ") {
+		return s
+	}
+	return "Re: " + s
+}
+
+func addresses(in []string) ([]string, error) {
+	var out []string
+	for _, s := range in {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		a, err := netmail.ParseAddress(s)
+		if err != nil {
+			return nil, fmt.Errorf("recipient %q is not an email address", s)
+		}
+		out = append(out, formatAddress(mail.Address{Name: a.Name, Email: a.Address}))
+	}
+	return out, nil
+}
+
+func formatAddress(a mail.Address) string {
+	if a.Name == "" {
+		return a.Email
+	}
+	return a.Name + " <" + a.Email + ">"
+}
+
+func toMail(in []string) []mail.Address {
+	var out []mail.Address
+	for _, s := range in {
+		if a, err := netmail.ParseAddress(s); err == nil {
+			out = append(out, mail.Address{Name: a.Name, Email: a.Address})
+		}
+	}
+	return out
+}
+
+func dedupe(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// pause handles ask_user and request_approval: it raises the nudge and
+// makes the agent wait, in one transaction. Bad input is refused with a
+// result instead (paused false).
+func (r *Runner) pause(ctx context.Context, t *Task, c llm.ToolCall, done []llm.ToolResult) (llm.ToolResult, bool, error) {
+	var (
+		n        store.Nudge
+		approval int64
+		logLine  string
+		act      draftAction
+	)
+	switch c.Name {
+	case toolAskUser:
+		var a struct {
+			Question string   `json:"question"`
+			Options  []string `json:"options"`
+		}
+		if err := json.Unmarshal(c.Input, &a); err != nil || strings.TrimSpace(a.Question) == "" {
+			return errResult(c, "ask_user needs a question"), false, nil
+		}
+		var opts []string
+		for _, o := range a.Options {
+			if o = trim(o, 60); o != "" && len(opts) < 4 {
+				opts = append(opts, o)
+			}
+		}
+		detail, _ := json.Marshal(map[string]any{"options": opts})
+		n = store.Nudge{Kind: KindQuestion, Message: trim(a.Question, 240), ActionPrompt: t.Prompt,
+			Subject: subjectFor(t.Session), Detail: string(detail)}
+		logLine = "question: " + a.Question
+		if len(opts) > 0 {
+			logLine += " [" + strings.Join(opts, " | ") + "]"
+		}
+	case toolRequestApproval:
+		var a struct {
+			Action string          `json:"action"`
+			Args   json.RawMessage `json:"args"`
+			Reason string          `json:"reason"`
+		}
+		if err := json.Unmarshal(c.Input, &a); err != nil {
+			return errResult(c, "bad request_approval input: "+err.Error()), false, nil
+		}
+		if a.Action != toolCreateDraft {
+			return errResult(c, fmt.Sprintf("%q cannot be approved: the only action that needs approval is create_draft", a.Action)), false, nil
+		}
+		var err error
+		if act, err = r.resolveDraft(ctx, a.Args); err != nil {
+			return errResult(c, err.Error()), false, nil
+		}
+		n = approvalNudge(t, act)
+		logLine = fmt.Sprintf("approval requested: create_draft to %s, subject %q, %d characters", strings.Join(act.To, ", "), act.Subject, len([]rune(act.Body)))
+	}
+	err := r.transition(ctx, t.Session, []Phase{PhaseRunning}, func(tx *sql.Tx, cur *Task) error {
+		var err error
+		if n, err = r.opt.Store.CreateNudgeTx(ctx, tx, n); err != nil {
+			return err
+		}
+		if c.Name == toolRequestApproval {
+			res, err := tx.ExecContext(ctx, `INSERT INTO approvals (session, tool, args, nudge, state, created) VALUES (?, ?, ?, ?, 'pending', ?)`,
+				t.Session, toolCreateDraft, act.canonical(), n.ID, r.opt.Now().UnixMilli())
+			if err != nil {
+				return err
+			}
+			if approval, err = res.LastInsertId(); err != nil {
+				return err
+			}
+		}
+		t.State.Pending, t.State.Done, t.State.Approval = &c, done, approval
+		cur.State, cur.Result = t.State, t.Result
+		cur.Phase, cur.Waiting = PhaseWaiting, n.ID
+		return r.event(ctx, tx, t.Session, logLine)
+	})
+	if err != nil {
+		return llm.ToolResult{}, false, err
+	}
+	t.Phase, t.Waiting = PhaseWaiting, n.ID
+	if r.opt.Listener != nil {
+		r.opt.Listener.NudgeCreated(n)
+	}
+	return llm.ToolResult{}, true, nil
+}
+
+// ApprovalDetail is what an approval nudge shows: the action in full.
+type ApprovalDetail struct {
+	Tool   string  `json:"tool"`
+	Title  string  `json:"title"`
+	Fields []Field `json:"fields"`
+	Body   string  `json:"body"`
+}
+
+// Field is one labelled line of an approval.
+type Field struct {
+	Label string `json:"label"`
+	Value string `json:"value"`
+}
+
+func approvalNudge(t *Task, act draftAction) store.Nudge {
+	title, msg := "New email draft", "Save this email in Drafts?"
+	if act.InReplyTo != "" {
+		title, msg = "Draft reply", "Save this reply in Drafts?"
+	}
+	d := ApprovalDetail{Tool: toolCreateDraft, Title: title, Body: act.Body, Fields: []Field{
+		{Label: "To", Value: strings.Join(act.To, ", ")},
+		{Label: "Cc", Value: strings.Join(act.Cc, ", ")},
+		{Label: "Subject", Value: act.Subject},
+	}}
+	detail, _ := json.Marshal(d)
+	return store.Nudge{Kind: KindApproval, Message: msg, ActionPrompt: t.Prompt, Subject: subjectFor(t.Session), Detail: string(detail)}
+}
+
+// answerApproval records the lawyer's decision on the pending approval
+// and tells the agent.
+func (r *Runner) answerApproval(ctx context.Context, tx *sql.Tx, t *Task, choice, text string) error {
+	id := t.State.Approval
+	var args string
+	if err := tx.QueryRowContext(ctx, `SELECT args FROM approvals WHERE id = ? AND session = ? AND state = 'pending'`, id, t.Session).Scan(&args); err != nil {
+		return fmt.Errorf("approval %d: %w", id, err)
+	}
+	now := r.opt.Now().UnixMilli()
+	decide := func(state, newArgs string) error {
+		_, err := tx.ExecContext(ctx, `UPDATE approvals SET state = ?, args = ?, decided = ? WHERE id = ?`, state, newArgs, now, id)
+		return err
+	}
+	var result, line string
+	switch {
+	case choice == "accept" && text == "":
+		if err := decide("approved", args); err != nil {
+			return err
+		}
+		t.State.Declined = false
+		result = "Approved. Now call create_draft with exactly these arguments: " + approvedArgs(args)
+		line = "approved by the lawyer"
+	case choice == "edit" && text != "":
+		var act draftAction
+		if err := json.Unmarshal([]byte(args), &act); err != nil {
+			return fmt.Errorf("approval %d: %w", id, err)
+		}
+		act.Body = text
+		if err := decide("approved", act.canonical()); err != nil {
+			return err
+		}
+		t.State.Declined = false
+		result = "Approved with the lawyer's edits to the body. Now call create_draft with exactly these arguments: " + approvedArgs(act.canonical())
+		line = "approved by the lawyer with an edited body"
+	case choice == "accept" || choice == "edit":
+		// Typed words are a change request, not a yes.
+		if err := decide("denied", args); err != nil {
+			return err
+		}
+		result = "Not approved yet: the lawyer asked for changes: " + text + ". Revise and call request_approval again."
+		line = "changes requested: " + text
+	default:
+		if err := decide("denied", args); err != nil {
+			return err
+		}
+		t.State.Declined = true
+		result = "The lawyer denied this. Do not do it and do not ask again: call finish_task and say plainly what was not done."
+		line = "denied by the lawyer"
+	}
+	if err := r.event(ctx, tx, t.Session, line); err != nil {
+		return err
+	}
+	return r.resume(t, result)
+}
+
+// approvedArgs renders an approved action as create_draft arguments.
+func approvedArgs(canonical string) string {
+	var act draftAction
+	if err := json.Unmarshal([]byte(canonical), &act); err != nil {
+		return canonical
+	}
+	a := map[string]any{"to": act.To, "subject": act.Subject, "body": act.Body}
+	if act.ThreadID > 0 {
+		a["conversation_id"] = strconv.FormatInt(act.ThreadID, 10)
+	}
+	if len(act.Cc) > 0 {
+		a["cc"] = act.Cc
+	}
+	s, _ := marshal(a)
+	return s
+}
+
+// createDraft saves the draft, but only against an approved, unused
+// approval for exactly this action; the approval is used up in the same
+// breath, so one approval saves one draft.
+func (r *Runner) createDraft(ctx context.Context, t *Task, raw json.RawMessage) (string, error) {
+	act, err := r.resolveDraft(ctx, raw)
+	if err != nil {
+		return "", err
+	}
+	var id int64
+	err = r.opt.Store.Tx(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `SELECT id FROM approvals WHERE session = ? AND tool = ? AND args = ? AND state = 'approved' ORDER BY id LIMIT 1`,
+			t.Session, toolCreateDraft, act.canonical()).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return errRefused
+		}
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE approvals SET state = 'used' WHERE id = ?`, id)
+		return err
+	})
+	if errors.Is(err, errRefused) {
+		return "", fmt.Errorf("%w: create_draft changes the mailbox and needs the lawyer's approval for exactly this draft; call request_approval first", errRefused)
+	}
+	if err != nil {
+		return "", fmt.Errorf("could not check approval: %w", err)
+	}
+	if r.opt.Drafts == nil {
+		return "", errors.New("saving drafts is not available")
+	}
+	ref, err := r.opt.Drafts.CreateDraft(ctx, act.AccountID, act.draft)
+	if err != nil {
+		// Nothing was saved: give the approval back so a retry can use it.
+		_ = r.opt.Store.Tx(context.WithoutCancel(ctx), func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, `UPDATE approvals SET state = 'approved' WHERE id = ? AND state = 'used'`, id)
+			return err
+		})
+		return "", fmt.Errorf("the mail server did not save it: %w", err)
+	}
+	t.State.Drafts = append(t.State.Drafts, SavedDraft{AccountID: act.AccountID, RemoteID: ref.RemoteID, MessageID: ref.MessageID,
+		Folder: ref.Folder, InReplyTo: act.InReplyTo, Subject: act.Subject})
+	where := ref.Folder
+	if where == "" {
+		where = "Drafts"
+	}
+	return fmt.Sprintf("draft saved in %s (not sent)", where), nil
+}
+
+// denyPendingTx withdraws the pending approvals of a session.
+func denyPendingTx(ctx context.Context, tx *sql.Tx, session string, now time.Time) error {
+	_, err := tx.ExecContext(ctx, `UPDATE approvals SET state = 'denied', decided = ? WHERE session = ? AND state IN ('pending', 'approved')`,
+		now.UnixMilli(), session)
+	return err
+}
