@@ -19,7 +19,7 @@ type ScreenInfo struct {
 var (
 	// "Name <addr>" as a header shows it, with OCR's usual slips in the
 	// address left for fixOCRAddress.
-	nameAddrRe = regexp.MustCompile(`^(?:([A-Z]{1,3})\s{2,})?\s*(?:(?i:from)\s*:?\s+)?(.*?)\s*<\s*([^<>\s]+@[^<>\s]+)\s*>\s*$`)
+	nameAddrRe = regexp.MustCompile(`^(?:([A-Z]{1,3})\s{2,})?\s*(?:(?i:from)\s*:?\s+)?(.*?)\s*<\s*([^<>\s]+ ?@ ?[^<>\s]+)\s*>\s*$`)
 	fromLineRe = regexp.MustCompile(`(?i)^\s*from\s*:?\s+(.+)$`)
 	subjLineRe = regexp.MustCompile(`(?i)^\s*subject\s*:?\s+(.+)$`)
 	toLineRe   = regexp.MustCompile(`(?i)^\s*(?:to|cc)\s*:?\s+\S`)
@@ -146,6 +146,8 @@ func cleanName(s string) string {
 // top-level domain ("corn" for "com"), "|" for "l", trailing punctuation.
 func fixOCRAddress(a string) string {
 	a = strings.ToLower(strings.Trim(a, ".,;:()[]"))
+	// Tesseract often reads "name@host" as "name @host" inside brackets.
+	a = strings.ReplaceAll(a, " ", "")
 	a = strings.ReplaceAll(a, "|", "l")
 	if i := strings.LastIndexByte(a, '.'); i >= 0 {
 		switch a[i+1:] {

@@ -46,6 +46,8 @@ func TestParseScreen(t *testing.T) {
 			ScreenInfo{Email: true, Subject: "RE: Closing Checklist", SenderName: "Janet Cole", SenderEmail: "jcole@example.com"}},
 		{"ocr slips", "New mail v   Delete   Archive   Reply   Reply all   Forward\nEstoppel Certifcate — 44 Pine\nGE   Grant Ellison <gellison@example.corn>\n     To: Dana Whitfield\n     Fri 6/19/2026 9:05 AM",
 			ScreenInfo{Email: true, Subject: "Estoppel Certifcate — 44 Pine", SenderName: "Grant Ellison", SenderEmail: "gellison@example.com"}},
+		{"ocr spaces the at sign", "Reply   Reply All   Forward\nSNDA - Brooklyn Gardens\nMH   Marcy Howard <mhoward @greenleafmarkets.com>\nTo   Dana Whitfield\nThu 6/18/2026 3:02 PM",
+			ScreenInfo{Email: true, Subject: "SNDA - Brooklyn Gardens", SenderName: "Marcy Howard", SenderEmail: "mhoward@greenleafmarkets.com"}},
 		{"header block", "Get Messages   Write\nFrom   Marisol Alvarez <marisol@example.com>\nSubject   Re: Engagement Letter\nTo   Graham Oduya <graham@example.com>\nDate   6/18/26, 9:58 AM\nReply   Forward   Archive",
 			ScreenInfo{Email: true, Subject: "Re: Engagement Letter", SenderName: "Marisol Alvarez", SenderEmail: "marisol@example.com"}},
 		{"document with To and Re", "TENANT ESTOPPEL CERTIFICATE\nTo: Pine Street Owner LLC\nRe: Lease dated March 3, 2021\nPage 2 of 3", ScreenInfo{}},
