@@ -43,6 +43,8 @@ Usage:
   spirit provider set|show|test    the model provider (optional; keys go to the keychain)
   spirit mail add|list|sync|search|remove
                                   mail accounts and the local mail index (spirit mail for help)
+  spirit agents list|show ID|cancel ID
+                                  the task agents: what they do, their history; stop one
   spirit eval intents FILE        run spoken-command cases (JSON lines) and report
   spirit eval glance DIR [--json] run glance cases (DIR/glance/<case>/) and report
   spirit version                  print the version
@@ -81,6 +83,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runProvider(ctx, args, stdout, stderr)
 	case "mail":
 		err = runMail(ctx, args, stdout, stderr)
+	case "agents":
+		err = runAgents(ctx, args, stdout, stderr)
 	case "model":
 		err = runModel(ctx, args, stdout, stderr)
 	case "eval":

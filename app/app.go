@@ -10,6 +10,7 @@ import (
 
 	"github.com/spirit-app/spirit/agents/reminders"
 	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/agents/task"
 	"github.com/spirit-app/spirit/app/api"
 	"github.com/spirit-app/spirit/platform"
 )
@@ -58,6 +59,7 @@ func Run(ctx context.Context, cfg Config) error {
 	}
 	core.event(ctx, "system", "spirit", "started "+cfg.Version+" ("+mode(cfg.Headless)+")")
 	core.rem = reminders.New(st, core, reminders.Options{Logger: log})
+	core.tasks = core.newRunner()
 
 	srv := api.New(core, api.WithLogger(log))
 	addr, err := srv.Start(ctx, cfg.DataDir)
@@ -85,7 +87,17 @@ func Run(ctx context.Context, cfg Config) error {
 		core.mu.Unlock()
 		wt.setPaused(runCtx, core.Status().WatchingPaused)
 		core.voiceChanged()
-		bg.Add(4)
+		bg.Add(6)
+		go func() {
+			defer bg.Done()
+			if err := core.tasks.Run(runCtx); err != nil && runCtx.Err() == nil {
+				log.Error("agents stopped", "err", err)
+			}
+		}()
+		go func() {
+			defer bg.Done()
+			core.tasks.KeepEvery(runCtx, task.KeeperInterval)
+		}()
 		go func() {
 			defer bg.Done()
 			ms.run(runCtx)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spirit-app/spirit/agents/reminders"
 	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/agents/task"
 	"github.com/spirit-app/spirit/app/api"
 	"github.com/spirit-app/spirit/voice/intent"
 )
@@ -57,10 +58,22 @@ func (c *Core) handle(ctx context.Context, in intent.Intent, now time.Time, sour
 	case intent.ListReminders:
 		res.Reply, err = c.listReminders(ctx, now)
 	case intent.Task:
-		// Tasks run as agents, which need a model provider; say so plainly.
-		res.Handled = false
-		res.Reply = "Spirit needs a model provider to do tasks like that: add one in Settings."
-		_, err = c.nudge(ctx, store.Nudge{Kind: kindInfo, Message: res.Reply, ActionPrompt: in.Task})
+		// Tasks run as agents, which need a model provider; without one
+		// startTask says so plainly and no agent starts.
+		origin := source
+		if origin == "" {
+			origin = "voice"
+		}
+		var t task.Task
+		t, err = c.startTask(ctx, task.NewTask{Prompt: in.Task, Origin: origin})
+		switch {
+		case errors.Is(err, task.ErrNoProvider):
+			res.Handled, err = false, nil
+			res.Reply = task.ErrNoProvider.Error() + "."
+		case err == nil:
+			res.Reply = "On it: " + in.Task + "."
+			res.Agent = t.Session
+		}
 	default:
 		res.Handled = false
 		res.Reply = "Nothing to do."
@@ -215,6 +228,27 @@ func (c *Core) followUp(ctx context.Context, n store.Nudge, choice, text string)
 			if p := c.ui(); p != nil {
 				p.OpenReminders()
 			}
+		}
+
+	case task.KindQuestion, task.KindApproval, task.KindHelp:
+		return c.agentAnswer(ctx, n, choice, text)
+
+	case kindGlance:
+		// "Draft it", or what the lawyer typed instead, runs as an agent.
+		if choice == api.ActionAccept {
+			return c.taskFromNudge(ctx, n, text)
+		}
+
+	case kindInfo, task.KindResult:
+		// Acknowledgements; words typed into the bubble are a new task.
+		if choice == api.ActionAccept && strings.TrimSpace(text) != "" {
+			return c.taskFromNudge(ctx, store.Nudge{ID: n.ID, Kind: n.Kind}, text)
+		}
+
+	default:
+		// A proposal raised through the local API: accepting it runs it.
+		if choice == api.ActionAccept && (n.ActionPrompt != "" || text != "") {
+			return c.taskFromNudge(ctx, n, text)
 		}
 	}
 	return nil

@@ -20,6 +20,7 @@ import (
 	"github.com/spirit-app/spirit/agents/reminders"
 	"github.com/spirit-app/spirit/agents/secrets"
 	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/agents/task"
 	"github.com/spirit-app/spirit/app/api"
 	"github.com/spirit-app/spirit/app/ui"
 	"github.com/spirit-app/spirit/screen/ocr"
@@ -53,6 +54,12 @@ type Presenter interface {
 	OpenReminders()
 	// Subsystems reports the UI's own parts for /health.
 	Subsystems() map[string]api.Subsystem
+	// Hearing tells whether speech is being heard right now (the orb pulses).
+	Hearing(on bool)
+	// Working tells how many agents are running now; 0 means none.
+	Working(n int)
+	// TaskDone tells that an agent's task just finished well (a brief sparkle).
+	TaskDone()
 }
 
 // Status is what the tray's status line and toggles show.
@@ -92,6 +99,7 @@ func (s Status) Line() string {
 type Core struct {
 	store   *store.Store
 	rem     *reminders.Scheduler
+	tasks   *task.Runner // task agents; set by Run
 	voice   *voice
 	mail    *mailSyncer
 	watch   *watching
@@ -243,6 +251,9 @@ func (c *Core) Health(ctx context.Context) api.Health {
 	if w := c.watcher(); w != nil {
 		h.Counters["app_switches"] = w.switches.Load()
 	}
+	if c.tasks != nil {
+		h.Subsystems["agents"] = c.agentsHealth(ctx, h.Counters)
+	}
 	tot := c.llmCounters.Snapshot().Total
 	h.Counters["model_calls"] = tot.Calls
 	h.Counters["model_input_tokens"] = tot.InputTokens
@@ -363,7 +374,7 @@ func (c *Core) retentionDays(ctx context.Context) int {
 
 // Notify implements api.Backend: a nudge from a local integration.
 func (c *Core) Notify(ctx context.Context, n api.NewNudge) (store.Nudge, error) {
-	return c.nudge(ctx, store.Nudge{Kind: n.Kind, Message: n.Message, ActionPrompt: n.ActionPrompt})
+	return c.nudge(ctx, store.Nudge{Kind: n.Kind, Message: n.Message, ActionPrompt: n.ActionPrompt, Detail: n.Detail})
 }
 
 // nudge records a nudge and shows it.
@@ -387,8 +398,10 @@ func (c *Core) Nudges(ctx context.Context) ([]store.Nudge, error) {
 
 // RespondNudge implements api.Backend.
 func (c *Core) RespondNudge(ctx context.Context, id int64, action, text string) (store.Nudge, error) {
-	switch action {
-	case api.ActionAccept, api.ActionDismiss, api.ActionSnooze:
+	switch {
+	case action == api.ActionAccept, action == api.ActionDismiss, action == api.ActionSnooze:
+	case action == api.ActionEdit, strings.HasPrefix(action, api.ActionAnswerPrefix):
+		// An approval with an edited body; a question's option.
 	default:
 		return store.Nudge{}, fmt.Errorf("unknown action %q: %w", action, api.ErrBadRequest)
 	}

@@ -31,6 +31,9 @@ func (r *recorder) Show()                                {}
 func (r *recorder) Notify(title, body string)            { r.notes = append(r.notes, title+": "+body) }
 func (r *recorder) OpenReminders()                       { r.opened++ }
 func (r *recorder) Subsystems() map[string]api.Subsystem { return nil }
+func (r *recorder) Hearing(bool)                         {}
+func (r *recorder) Working(int)                          {}
+func (r *recorder) TaskDone()                            {}
 
 func newTestCore(t *testing.T, dir string) (*Core, *store.Store) {
 	t.Helper()

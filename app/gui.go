@@ -44,6 +44,7 @@ type gui struct {
 	menu                                *fyne.Menu
 	statusItem, listenItem, watchItem   *fyne.MenuItem
 	orb, panel, bubbleWin               fyne.Window
+	orbView                             *ui.Orb // set once under mu; used on the main thread
 	panelMenu                           *widget.Menu
 	reminders, activity, settingsWindow fyne.Window
 	activityView                        *activityView
@@ -60,6 +61,21 @@ type gui struct {
 	bubble       *ui.Bubble
 	bubbleID     int64
 	queue        []store.Nudge
+
+	// The nudge bubble beyond bubble/bubbleID/queue; see nudges.go.
+	shown         store.Nudge    // the nudge in the bubble on screen
+	folded        map[int64]bool // queued nudges whose bubble folded away unanswered
+	bubbleEngaged bool           // the lawyer clicked or typed in the bubble on screen
+	foldDelay     time.Duration  // how long a bubble may be left alone; 0: 45 s
+	foldTimer     *time.Timer
+	foldGen       int
+	waitingItem   *fyne.MenuItem // "Waiting for you (N)…", atop the menu while N > 0
+	bubbleXID     uint32         // guarded by mu, for the focus watcher
+	bubbleFocusOK bool           // guarded by mu: the bubble may keep the keyboard
+
+	// What the orb shows besides nudges; main thread only (see updateOrb).
+	hearing bool // speech is being heard now
+	working int  // agents running now
 
 	quitOnce  sync.Once
 	onStarted func()
@@ -124,7 +140,11 @@ func (g *gui) started() {
 	}
 	g.orb = drv.CreateSplashWindow()
 	g.orb.SetTitle("Spirit")
-	g.orb.SetContent(ui.NewOrb(g.togglePanel))
+	orbView := ui.NewOrb(g.togglePanel)
+	g.mu.Lock() // Subsystems reads it from the API's goroutines
+	g.orbView = orbView
+	g.mu.Unlock()
+	g.orb.SetContent(orbView)
 	g.orb.Resize(fyne.NewSquareSize(ui.OrbSize))
 	if w, ok := g.orb.(desktop.Window); ok {
 		w.RequestAlwaysOnTop()
@@ -143,8 +163,12 @@ func (g *gui) started() {
 			g.log.Warn("cannot follow screen changes; the orb docks only when shown", "err", err)
 		}
 		g.grabHotkey()
+		g.grabNudgeHotkey()
 	}
 	g.showOrb()
+	// The bubble's window, made before any nudge comes: see nudges.go.
+	g.prepareBubbleWindow()
+	g.updateOrb() // hearing or nudges may have come before the orb
 	g.log.Info("orb shown", "tray", string(g.trayState))
 	if g.onStarted != nil {
 		go g.onStarted()
@@ -308,6 +332,10 @@ func (g *gui) rootChanged(ev platform.RootEvent) {
 		if pid, err := g.desk.WindowPID(active); err == nil && pid == os.Getpid() {
 			g.mu.Lock()
 			orb, prev := g.orbXID, g.lastOther
+			// Nor does the bubble, unless the lawyer clicked it or used the hotkey.
+			if active == g.bubbleXID && !g.bubbleFocusOK {
+				orb = active
+			}
 			g.mu.Unlock()
 			// The orb never keeps the focus: hand it back to the lawyer's window.
 			if active == orb && prev != 0 {
@@ -394,6 +422,55 @@ func (g *gui) Notify(title, body string) {
 // OpenReminders implements Presenter.
 func (g *gui) OpenReminders() { fyne.Do(g.showReminders) }
 
+// updateOrb shows on the orb what Spirit is doing; main thread only.
+// By priority: attention (a nudge bubble is out or nudges are queued) over
+// working (agents running) over listening (speech being heard) over idle.
+// The done sparkle (TaskDone) overlays idle only; see ui.OrbState.
+// Whatever changes g.bubble or g.queue must call it afterwards.
+func (g *gui) updateOrb() {
+	if g.orbView == nil {
+		return
+	}
+	s := ui.OrbIdle
+	switch {
+	case g.bubble != nil || len(g.queue) > 0:
+		s = ui.OrbAttention
+	case g.working > 0:
+		s = ui.OrbWorking
+	case g.hearing:
+		s = ui.OrbListening
+	}
+	if s != g.orbView.State() {
+		g.log.Debug("orb", "state", s.String())
+	}
+	g.orbView.SetState(s)
+}
+
+// Hearing implements Presenter: the orb pulses while speech is heard.
+func (g *gui) Hearing(on bool) {
+	fyne.Do(func() {
+		g.hearing = on
+		g.updateOrb()
+	})
+}
+
+// Working implements Presenter: the orb's dot circles while agents run.
+func (g *gui) Working(n int) {
+	fyne.Do(func() {
+		g.working = max(n, 0)
+		g.updateOrb()
+	})
+}
+
+// TaskDone implements Presenter: a brief sparkle on the orb.
+func (g *gui) TaskDone() {
+	fyne.Do(func() {
+		if g.orbView != nil {
+			g.orbView.Sparkle()
+		}
+	})
+}
+
 // Subsystems implements Presenter.
 func (g *gui) Subsystems() map[string]api.Subsystem {
 	state := g.trayState
@@ -409,5 +486,12 @@ func (g *gui) Subsystems() map[string]api.Subsystem {
 	if state == platform.TrayNoBus || state == platform.TrayNoHost {
 		tray.Detail = "the orb gives the tray's menu"
 	}
-	return map[string]api.Subsystem{"tray": tray, "ui": {State: "gui"}}
+	subs := map[string]api.Subsystem{"tray": tray, "ui": {State: "gui"}}
+	g.mu.Lock()
+	o := g.orbView
+	g.mu.Unlock()
+	if o != nil {
+		subs["orb"] = api.Subsystem{State: o.State().String()}
+	}
+	return subs
 }

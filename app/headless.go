@@ -32,3 +32,9 @@ func (h headless) Show() { h.log.Info("show requested: headless Spirit has no wi
 func (h headless) Subsystems() map[string]api.Subsystem {
 	return map[string]api.Subsystem{"tray": {State: "headless"}, "ui": {State: "headless"}}
 }
+
+func (h headless) Hearing(on bool) { h.log.Debug("hearing speech", "on", on) }
+
+func (h headless) Working(n int) { h.log.Debug("agents working", "n", n) }
+
+func (h headless) TaskDone() { h.log.Debug("task done") }

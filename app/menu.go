@@ -17,6 +17,8 @@ func (g *gui) buildMenu(st Status) {
 	g.watchItem = fyne.NewMenuItem("Pause watching", func() {
 		g.toggle(g.core.SetWatchingPaused, !g.core.Status().WatchingPaused)
 	})
+	// Shown atop the menu only while nudges are folded away (refreshWaiting).
+	g.waitingItem = fyne.NewMenuItem("Waiting for you…", g.openWaiting)
 	quit := fyne.NewMenuItem("Quit", g.quit)
 	quit.IsQuit = true
 	g.menu = fyne.NewMenu("Spirit",

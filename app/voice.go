@@ -115,6 +115,13 @@ func (v *voice) run(ctx context.Context, dataDir string) {
 		Source:      capture,
 		Transcriber: whisper.Text{T: tr},
 		Logger:      v.log,
+		// The orb pulses while speech is heard; Hearing only queues a UI
+		// update, so the reading goroutine is not held up.
+		OnSpeech: func(on bool) {
+			if p := v.core.ui(); p != nil {
+				p.Hearing(on)
+			}
+		},
 		OnHeard: func(h listen.Heard) {
 			hctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()
@@ -125,7 +132,12 @@ func (v *voice) run(ctx context.Context, dataDir string) {
 	}
 	// The listener opens the capture; a missing microphone is a state, retried.
 	v.log.Info("voice on", "model", path, "device", device)
-	if err := l.Run(ctx); err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == nil {
+	err = l.Run(ctx)
+	// A listener that stops mid-speech never reports its end: stop the pulse.
+	if p := v.core.ui(); p != nil {
+		p.Hearing(false)
+	}
+	if err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == nil {
 		v.set(voiceStopped, err.Error())
 		v.log.Error("listening stopped", "err", err)
 	}

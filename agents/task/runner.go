@@ -88,6 +88,9 @@ type Runner struct {
 	mu      sync.Mutex
 	running map[string]context.CancelFunc
 	wg      sync.WaitGroup
+
+	// toolStarted, if set (benchmarks), is called as each tool call starts.
+	toolStarted func(session, tool string)
 }
 
 // NewRunner returns a runner; call Run to let agents work.
@@ -513,7 +516,7 @@ func (r *Runner) Cancel(ctx context.Context, session, by string) (Task, error) {
 func (r *Runner) Answer(ctx context.Context, n store.Nudge, choice, text string) error {
 	session := SessionOf(n)
 	if session == "" {
-		return fmt.Errorf("nudge %d belongs to no agent", n.ID)
+		return fmt.Errorf("nudge %d belongs to no agent: %w", n.ID, ErrNotFound)
 	}
 	text = strings.TrimSpace(text)
 	var closed bool

@@ -101,6 +101,9 @@ type finishArgs struct {
 // returns its result. Failures are results the model can read, not
 // errors: it may try another way.
 func (r *Runner) runTool(ctx context.Context, t *Task, c llm.ToolCall) llm.ToolResult {
+	if r.toolStarted != nil {
+		r.toolStarted(t.Session, c.Name)
+	}
 	content, err := r.tool(ctx, t, c)
 	res := llm.ToolResult{CallID: c.ID, Content: content}
 	if err != nil {

@@ -24,6 +24,10 @@ const (
 	ActionAccept  = "accept"
 	ActionDismiss = "dismiss"
 	ActionSnooze  = "snooze"
+	// ActionEdit approves an agent's approval with the text as its edited
+	// body; ActionAnswerPrefix+option answers an agent's question.
+	ActionEdit         = "edit"
+	ActionAnswerPrefix = "answer:"
 )
 
 // Errors a Backend returns (wrapped with %w) to choose the response status.
@@ -56,6 +60,7 @@ type Backend interface {
 	RespondNudge(ctx context.Context, id int64, action, text string) (store.Nudge, error)
 	// Show brings Spirit's UI forward.
 	Show(ctx context.Context) error
+	AgentBackend
 }
 
 // Health is the body of GET /health.
@@ -78,6 +83,8 @@ type SayResult struct {
 	Intent  string `json:"intent"`
 	Reply   string `json:"reply,omitempty"`
 	Handled bool   `json:"handled"`
+	// Agent is the session of the task agent the words started, if any.
+	Agent string `json:"agent,omitempty"`
 }
 
 // NewNudge is the body of POST /nudges: a proposal a local integration
@@ -86,6 +93,9 @@ type NewNudge struct {
 	Kind         string `json:"kind"`    // e.g. "info", "reminder", "glance"; lower-case letters and _
 	Message      string `json:"message"` // one short sentence
 	ActionPrompt string `json:"action_prompt,omitempty"`
+	// Detail is what the bubble shows beyond the message, as JSON by kind
+	// (store.Nudge.Detail), e.g. a question's {"options":[…]}.
+	Detail string `json:"detail,omitempty"`
 }
 
 // Info is the content of api.json: where the API listens and its token.

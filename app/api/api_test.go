@@ -16,12 +16,15 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/spirit-app/spirit/agents/llm"
 	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/agents/task"
 )
 
 // fakeBackend records what reaches it. Each hook, when set, replaces the
@@ -39,6 +42,8 @@ type fakeBackend struct {
 	respondArgs [3]string // id, action, text
 	shows       int
 	notified    NewNudge
+	// agents by session; nil means fakeAgents() on first use.
+	agents map[string]AgentDetail
 }
 
 var (
@@ -326,6 +331,9 @@ var routes = []request{
 	{method: "POST", path: "/nudges/7/respond", body: `{"action":"accept"}`},
 	{method: "POST", path: "/nudges", body: `{"kind":"info","message":"hello"}`},
 	{method: "POST", path: "/show"},
+	{method: "GET", path: "/agents"},
+	{method: "GET", path: "/agents/task-open"},
+	{method: "POST", path: "/agents/task-open/cancel"},
 }
 
 func TestEveryRouteRequiresToken(t *testing.T) {
@@ -917,4 +925,161 @@ func (f *fakeBackend) notifiedNudge() NewNudge {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.notified
+}
+
+// fakeAgents returns an open agent (with a conversation the API must not
+// send) and an older one that has finished.
+func fakeAgents() map[string]AgentDetail {
+	open := task.Task{
+		Session: "task-open", Prompt: "Draft a reply to Marcy", Need: "a draft is saved",
+		Phase: task.PhaseWaiting, Status: store.StatusActive, Created: t0.Add(time.Hour), Updated: t0.Add(time.Hour),
+		State: task.State{Plan: []string{"read the thread", "draft the reply"}, Step: 1,
+			Messages: []llm.Message{{Role: llm.RoleUser, Text: "privileged conversation"}}},
+	}
+	done := task.Task{
+		Session: "task-done", Prompt: "Find the Smith engagement letter", Need: "the letter is found",
+		Phase: task.PhaseFinished, Status: store.StatusVerified, Result: "Found it.", Created: t0, Updated: t0,
+		State: task.State{Messages: []llm.Message{{Role: llm.RoleUser, Text: "privileged conversation"}}},
+	}
+	return map[string]AgentDetail{
+		open.Session: {Task: open, Entries: []store.Entry{
+			{ID: 10, TS: t0.Add(time.Hour), Kind: store.KindAgent, Status: store.StatusStart, Session: open.Session, Text: open.Prompt},
+			{ID: 11, TS: t0.Add(time.Hour + time.Second), Kind: store.KindEvent, Source: "agent", Identifier: open.Session, Text: "question: Which Marcy?"},
+		}},
+		done.Session: {Task: done},
+	}
+}
+
+// agentsLocked returns f.agents, filling it on first use; f.mu is held.
+func (f *fakeBackend) agentsLocked() map[string]AgentDetail {
+	if f.agents == nil {
+		f.agents = fakeAgents()
+	}
+	return f.agents
+}
+
+func (f *fakeBackend) Agents(ctx context.Context) ([]task.Task, error) {
+	f.called()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var out []task.Task
+	for _, d := range f.agentsLocked() {
+		out = append(out, d.Task)
+	}
+	slices.SortFunc(out, func(a, b task.Task) int { return b.Created.Compare(a.Created) })
+	return out, nil
+}
+
+func (f *fakeBackend) Agent(ctx context.Context, session string) (AgentDetail, error) {
+	f.called()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d, ok := f.agentsLocked()[session]
+	if !ok {
+		return AgentDetail{}, fmt.Errorf("agent %s: %w", session, ErrNotFound)
+	}
+	return d, nil
+}
+
+func (f *fakeBackend) CancelAgent(ctx context.Context, session string) (task.Task, error) {
+	f.called()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d, ok := f.agentsLocked()[session]
+	switch {
+	case !ok:
+		return task.Task{}, fmt.Errorf("agent %s: %w", session, ErrNotFound)
+	case !d.Phase.Open():
+		return task.Task{}, fmt.Errorf("agent %s has already ended: %w", session, ErrConflict)
+	}
+	d.Phase, d.Status = task.PhaseCancelled, store.StatusFailed
+	f.agents[session] = d
+	return d.Task, nil
+}
+
+func TestAgentRoutes(t *testing.T) {
+	fb := &fakeBackend{}
+	ts := start(t, fb)
+	c := NewClient(ts.info)
+	ctx := t.Context()
+
+	list, err := c.Agents(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 2 || list[0].Session != "task-open" || list[1].Session != "task-done" {
+		t.Fatalf("Agents = %+v, want task-open then task-done", list)
+	}
+	if got := list[0].State; len(got.Plan) != 2 || got.Step != 1 || got.Messages != nil {
+		t.Errorf("listed state = %+v, want the plan without messages", got)
+	}
+
+	d, err := c.Agent(ctx, "task-open")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Prompt != "Draft a reply to Marcy" || d.Phase != task.PhaseWaiting || len(d.Entries) != 2 ||
+		d.Entries[1].Text != "question: Which Marcy?" || d.State.Messages != nil {
+		t.Errorf("Agent = %+v", d)
+	}
+	// An agent without entries still gets a list, never null.
+	resp := ts.do(t, request{method: "GET", path: "/agents/task-done"})
+	if resp.status != http.StatusOK || !strings.Contains(string(resp.body), `"entries":[]`) {
+		t.Errorf("GET /agents/task-done: %d %s", resp.status, resp.body)
+	}
+	// The conversation never leaves the process, on any route.
+	for _, rt := range []request{{method: "GET", path: "/agents"}, {method: "GET", path: "/agents/task-open"}} {
+		if resp := ts.do(t, rt); strings.Contains(string(resp.body), "privileged") || strings.Contains(string(resp.body), `"messages"`) {
+			t.Errorf("%s %s sends the conversation: %s", rt.method, rt.path, resp.body)
+		}
+	}
+
+	cancelled, err := c.CancelAgent(ctx, "task-open")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cancelled.Phase != task.PhaseCancelled || cancelled.Session != "task-open" || cancelled.State.Messages != nil {
+		t.Errorf("CancelAgent = %+v", cancelled)
+	}
+	if d, err := c.Agent(ctx, "task-open"); err != nil || d.Phase != task.PhaseCancelled {
+		t.Errorf("after cancel: %+v, %v", d.Task, err)
+	}
+
+	errs := []struct {
+		name     string
+		call     func() error
+		code     int
+		sentinel error
+		msg      string
+	}{
+		{"show unknown", func() error { _, err := c.Agent(ctx, "task-nope"); return err }, 404, ErrNotFound, "agent task-nope: not found"},
+		{"cancel unknown", func() error { _, err := c.CancelAgent(ctx, "task-nope"); return err }, 404, ErrNotFound, "not found"},
+		{"cancel ended", func() error { _, err := c.CancelAgent(ctx, "task-done"); return err }, 409, ErrConflict, "already ended"},
+		{"cancel twice", func() error { _, err := c.CancelAgent(ctx, "task-open"); return err }, 409, ErrConflict, "already ended"},
+		{"id too long", func() error { _, err := c.Agent(ctx, strings.Repeat("x", maxSessionBytes+1)); return err }, 400, ErrBadRequest, "agent id"},
+		{"no token", func() error { _, err := NewClient(Info{Addr: ts.addr, Token: "nope"}).Agents(ctx); return err }, 401, nil, "bearer token"},
+		{"no token cancel", func() error {
+			_, err := NewClient(Info{Addr: ts.addr, Token: "nope"}).CancelAgent(ctx, "task-done")
+			return err
+		}, 401, nil, "bearer token"},
+	}
+	for _, tt := range errs {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.call()
+			se, ok := errors.AsType[*StatusError](err)
+			if !ok {
+				t.Fatalf("err = %v (%T), want *StatusError", err, err)
+			}
+			if se.Code != tt.code || !strings.Contains(se.Message, tt.msg) {
+				t.Errorf("StatusError = %d %q, want %d containing %q", se.Code, se.Message, tt.code, tt.msg)
+			}
+			if tt.sentinel != nil && !errors.Is(err, tt.sentinel) {
+				t.Errorf("errors.Is(%v, %v) = false", err, tt.sentinel)
+			}
+		})
+	}
+
+	// A cancel carries no body, but a wrong method is refused as elsewhere.
+	resp = ts.do(t, request{method: "GET", path: "/agents/task-open/cancel"})
+	checkError(t, resp, http.StatusMethodNotAllowed, "method not allowed")
 }

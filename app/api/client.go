@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/agents/task"
 )
 
 // maxResponseBytes bounds what the client reads from a response; a full
@@ -172,6 +173,32 @@ func (c *Client) Respond(ctx context.Context, id int64, action, text string) (st
 // Show calls POST /show, asking the running Spirit to bring its UI forward.
 func (c *Client) Show(ctx context.Context) error {
 	return c.do(ctx, http.MethodPost, "/show", nil, nil)
+}
+
+// Agents calls GET /agents: the task agents, newest first, without their
+// conversations.
+func (c *Client) Agents(ctx context.Context) ([]task.Task, error) {
+	var resp agentsResponse
+	if err := c.do(ctx, http.MethodGet, "/agents", nil, &resp); err != nil {
+		return nil, err
+	}
+	return resp.Agents, nil
+}
+
+// Agent calls GET /agents/{id}: one agent with its world-log entries. An
+// unknown id is an error matching ErrNotFound.
+func (c *Client) Agent(ctx context.Context, id string) (AgentDetail, error) {
+	var d AgentDetail
+	err := c.do(ctx, http.MethodGet, "/agents/"+url.PathEscape(id), nil, &d)
+	return d, err
+}
+
+// CancelAgent calls POST /agents/{id}/cancel and returns the cancelled
+// agent. An agent that has already ended is an error matching ErrConflict.
+func (c *Client) CancelAgent(ctx context.Context, id string) (task.Task, error) {
+	var t task.Task
+	err := c.do(ctx, http.MethodPost, "/agents/"+url.PathEscape(id)+"/cancel", nil, &t)
+	return t, err
 }
 
 // do sends in (if not nil) as JSON and decodes the response into out (if

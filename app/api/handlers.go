@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/agents/task"
 )
 
 // Request limits.
@@ -58,6 +59,9 @@ func newHandler(b Backend, log *slog.Logger, addr, token string) *handler {
 	h.mux.HandleFunc("POST /nudges", h.notify)
 	h.mux.HandleFunc("POST /nudges/{id}/respond", h.respond)
 	h.mux.HandleFunc("POST /show", h.show)
+	h.mux.HandleFunc("GET /agents", h.agents)
+	h.mux.HandleFunc("GET /agents/{id}", h.agent)
+	h.mux.HandleFunc("POST /agents/{id}/cancel", h.cancelAgent)
 	return h
 }
 
@@ -249,11 +253,12 @@ func (h *handler) respond(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	switch req.Action {
-	case ActionAccept, ActionDismiss, ActionSnooze:
+	switch {
+	case req.Action == ActionAccept, req.Action == ActionDismiss, req.Action == ActionSnooze, req.Action == ActionEdit:
+	case strings.HasPrefix(req.Action, ActionAnswerPrefix) && len(req.Action) > len(ActionAnswerPrefix) && len(req.Action) <= 200:
 	default:
-		h.fail(w, r, badRequest("action must be one of %s, %s, %s",
-			ActionAccept, ActionDismiss, ActionSnooze))
+		h.fail(w, r, badRequest("action must be one of %s, %s, %s, %s or %s<option>",
+			ActionAccept, ActionDismiss, ActionSnooze, ActionEdit, ActionAnswerPrefix))
 		return
 	}
 	text, err := cleanText(req.Text)
@@ -276,6 +281,76 @@ func (h *handler) show(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// agentsResponse is the body of GET /agents.
+type agentsResponse struct {
+	Agents []task.Task `json:"agents"`
+}
+
+// maxSessionBytes bounds an agent id in a path ("task-" and 12 hex digits
+// in practice).
+const maxSessionBytes = 128
+
+// sessionParam returns the {id} of an /agents/{id} path.
+func sessionParam(r *http.Request) (string, error) {
+	id := r.PathValue("id")
+	if id == "" || len(id) > maxSessionBytes || !utf8.ValidString(id) {
+		return "", badRequest("agent id must be 1-%d bytes of UTF-8", maxSessionBytes)
+	}
+	return id, nil
+}
+
+// private drops what an agent keeps for itself: its conversation with the
+// model. The world log tells its story; the API never sends the messages.
+func private(t task.Task) task.Task {
+	t.State.Messages = nil
+	return t
+}
+
+func (h *handler) agents(w http.ResponseWriter, r *http.Request) {
+	ts, err := h.b.Agents(r.Context())
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	out := make([]task.Task, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, private(t))
+	}
+	h.writeJSON(w, http.StatusOK, agentsResponse{Agents: out})
+}
+
+func (h *handler) agent(w http.ResponseWriter, r *http.Request) {
+	id, err := sessionParam(r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	d, err := h.b.Agent(r.Context(), id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	d.Task = private(d.Task)
+	if d.Entries == nil {
+		d.Entries = []store.Entry{}
+	}
+	h.writeJSON(w, http.StatusOK, d)
+}
+
+func (h *handler) cancelAgent(w http.ResponseWriter, r *http.Request) {
+	id, err := sessionParam(r)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	t, err := h.b.CancelAgent(r.Context(), id)
+	if err != nil {
+		h.fail(w, r, err)
+		return
+	}
+	h.writeJSON(w, http.StatusOK, private(t))
 }
 
 // httpError is a request problem found by this package, with its status.
