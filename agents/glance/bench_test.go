@@ -11,11 +11,9 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/spirit-app/spirit/agents/llm"
 	"github.com/spirit-app/spirit/agents/llm/scripted"
 	"github.com/spirit-app/spirit/agents/mail"
 	"github.com/spirit-app/spirit/agents/mail/index"
@@ -167,32 +165,6 @@ func TestBenchGlance(t *testing.T) {
 // overhead figure is taken over (after one untimed warm-up each).
 const overheadRuns = 50
 
-// timedProvider is a decorator adding up the time spent inside Complete.
-type timedProvider struct {
-	llm.Provider
-	mu     sync.Mutex
-	inside time.Duration
-}
-
-func (p *timedProvider) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
-	start := time.Now()
-	resp, err := p.Provider.Complete(ctx, req)
-	d := time.Since(start)
-	p.mu.Lock()
-	p.inside += d
-	p.mu.Unlock()
-	return resp, err
-}
-
-// take returns the time inside Complete since the last take.
-func (p *timedProvider) take() time.Duration {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	d := p.inside
-	p.inside = 0
-	return d
-}
-
 // benchOverhead prints glance_overhead_ms (see TestBenchGlance).
 func benchOverhead(t *testing.T, tmp string) {
 	ctx := t.Context()
@@ -230,16 +202,16 @@ func benchOverhead(t *testing.T, tmp string) {
 	var overhead []time.Duration
 	for _, proto := range protocols {
 		srv := scripted.New(t)
-		p := &timedProvider{Provider: newProvider(t, proto, srv)}
+		p := &scripted.Timed{Provider: newProvider(t, proto, srv)}
 		m := Models{Triage: p, Analyst: p}
 		var protoOverhead []time.Duration
 		for i := range overheadRuns + 1 {
 			srv.Push(script()...)
-			p.take()
+			p.Take()
 			start := time.Now()
 			d, err := DecideWithModels(ctx, ix, in, m, shot)
 			wall := time.Since(start)
-			inside := p.take()
+			inside := p.Take()
 			// A glance that took another path measures something else.
 			if err != nil || !d.Surface || d.MessageID != code.MessageID || d.ModelCalls != callsPerGlance {
 				t.Fatalf("%s run %d: %+v, %v: want a nudge after %d model calls", proto, i, d, err, callsPerGlance)

@@ -5,14 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/spirit-app/spirit/agents/llm"
-	"github.com/spirit-app/spirit/agents/mail"
 	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/mail/mailtools"
 )
 
 // Limits on what the analyst's tools hand the model.
@@ -182,6 +180,10 @@ Finish with finalize_glance. To surface: message at most 120 characters naming t
 // input is an error, not a hint to the model: the analyst has no room
 // for a confused model.
 func runTool(ctx context.Context, ix *index.Index, in Input, c llm.ToolCall) (string, error) {
+	clock := mailtools.Clock{}
+	if !in.Now.IsZero() {
+		clock.Loc = in.Now.Location()
+	}
 	switch c.Name {
 	case toolSearchEmail:
 		var a searchArgs
@@ -192,23 +194,13 @@ func runTool(ctx context.Context, ix *index.Index, in Input, c llm.ToolCall) (st
 		if err != nil {
 			return "", fmt.Errorf("search: %w", err)
 		}
-		out := make([]hitView, 0, len(hits))
-		for _, h := range hits {
-			out = append(out, hitView{
-				ConversationID: strconv.FormatInt(h.ThreadID, 10), Subject: h.Subject,
-				Participants: h.Participants, MessageCount: h.MessageCount,
-				LatestMessageID: h.Latest.MessageID, LatestFrom: h.Latest.From,
-				LatestDate: localTime(in, h.Latest.Date), Snippet: h.Latest.Snippet,
-				LatestFromMe: h.LatestFromMe, Match: h.Match,
-			})
-		}
-		return marshal(out)
+		return mailtools.JSON(mailtools.Hits(hits, clock))
 	case toolReadThread:
 		var a readArgs
 		if err := strictUnmarshal(c.Input, &a); err != nil {
 			return "", err
 		}
-		id, err := conversationID(a.ConversationID)
+		id, err := mailtools.ConversationID(a.ConversationID)
 		if err != nil {
 			return "", err
 		}
@@ -217,80 +209,8 @@ func runTool(ctx context.Context, ix *index.Index, in Input, c llm.ToolCall) (st
 			return "", fmt.Errorf("read thread %d: %w", id, err)
 		}
 		// The model sees what the user could have seen, as the code does.
-		msgs := seen(t.Messages, in)
-		v := threadView{ConversationID: strconv.FormatInt(t.ID, 10), Subject: t.Subject}
-		for _, m := range msgs {
-			v.Messages = append(v.Messages, messageView{
-				MessageID: m.MessageID, From: m.From, To: m.To, Cc: m.Cc,
-				Date: localTime(in, m.Date), FromMe: m.FromMe || isMe(m.From.Email, in.Me),
-				Body: shorten(m.Body, toolBodyRunes),
-			})
-		}
-		return marshal(v)
+		return mailtools.JSON(mailtools.ThreadOf(t, seen(t.Messages, in), clock, toolBodyRunes,
+			func(email string) bool { return isMe(email, in.Me) }))
 	}
 	return "", fmt.Errorf("%w %q", errRefusedTool, c.Name)
-}
-
-// conversationID accepts the id as a string or a number: models write
-// either.
-func conversationID(raw json.RawMessage) (int64, error) {
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		s = string(raw)
-	}
-	id, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	if err != nil || id <= 0 {
-		return 0, fmt.Errorf("bad conversation_id %s", raw)
-	}
-	return id, nil
-}
-
-type hitView struct {
-	ConversationID  string         `json:"conversation_id"`
-	Subject         string         `json:"subject"`
-	Participants    []mail.Address `json:"participants"`
-	MessageCount    int            `json:"message_count"`
-	LatestMessageID string         `json:"latest_message_id"`
-	LatestFrom      mail.Address   `json:"latest_from"`
-	LatestDate      string         `json:"latest_date"`
-	Snippet         string         `json:"snippet"`
-	LatestFromMe    bool           `json:"latest_from_me"`
-	Match           string         `json:"match"`
-}
-
-type threadView struct {
-	ConversationID string        `json:"conversation_id"`
-	Subject        string        `json:"subject"`
-	Messages       []messageView `json:"messages"`
-}
-
-type messageView struct {
-	MessageID string         `json:"message_id"`
-	From      mail.Address   `json:"from"`
-	To        []mail.Address `json:"to,omitempty"`
-	Cc        []mail.Address `json:"cc,omitempty"`
-	Date      string         `json:"date"`
-	FromMe    bool           `json:"from_me"`
-	// Body is untrusted text from the mail; the prompt says so.
-	Body string `json:"body"`
-}
-
-// marshal encodes a tool result without HTML escaping, so that
-// Message-IDs reach the model as written ("<…>", not "\u003c…").
-func marshal(v any) (string, error) {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return "", fmt.Errorf("encode result: %w", err)
-	}
-	return strings.TrimSuffix(b.String(), "\n"), nil
-}
-
-// localTime shows dates in the user's zone, as their mail client does.
-func localTime(in Input, t time.Time) string {
-	if !in.Now.IsZero() {
-		t = t.In(in.Now.Location())
-	}
-	return t.Format("2006-01-02 15:04 MST")
 }

@@ -23,23 +23,7 @@ var protocols = []string{"anthropic", "openai"}
 // newProvider points a provider of protocol at srv, without retries so
 // that each script step is one call.
 func newProvider(t *testing.T, protocol string, srv *scripted.Server) llm.Provider {
-	t.Helper()
-	cfg := llm.Config{APIKey: "test", Model: "test-model", MaxRetries: -1}
-	var (
-		p   llm.Provider
-		err error
-	)
-	if protocol == "anthropic" {
-		cfg.BaseURL = srv.URL()
-		p, err = llm.NewAnthropic(cfg)
-	} else {
-		cfg.BaseURL = srv.URL() + "/v1"
-		p, err = llm.NewOpenAI(cfg)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return srv.Provider(t, protocol)
 }
 
 // loadCase reads a shared glance case and indexes its mailbox, as runCase

@@ -14,6 +14,7 @@ import (
 	"github.com/spirit-app/spirit/agents/llm"
 	"github.com/spirit-app/spirit/agents/mail"
 	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/mail/mailtools"
 	"github.com/spirit-app/spirit/agents/store"
 )
 
@@ -67,7 +68,7 @@ func (r *Runner) resolveDraft(ctx context.Context, raw json.RawMessage) (draftAc
 		return draftAction{}, err
 	}
 	if len(a.ConversationID) > 0 && string(a.ConversationID) != `""` && string(a.ConversationID) != "null" {
-		id, err := conversationID(a.ConversationID)
+		id, err := mailtools.ConversationID(a.ConversationID)
 		if err != nil {
 			return draftAction{}, err
 		}
@@ -353,7 +354,7 @@ func approvedArgs(canonical string) string {
 	if len(act.Cc) > 0 {
 		a["cc"] = act.Cc
 	}
-	s, _ := marshal(a)
+	s, _ := mailtools.JSON(a)
 	return s
 }
 

@@ -5,38 +5,12 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/spirit-app/spirit/agents/llm"
 	"github.com/spirit-app/spirit/agents/llm/scripted"
 )
-
-// timedProvider adds up the time spent inside the provider, so that
-// orchestration can be measured without it.
-type timedProvider struct {
-	llm.Provider
-	mu    sync.Mutex
-	spent time.Duration
-}
-
-func (p *timedProvider) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
-	start := time.Now()
-	resp, err := p.Provider.Complete(ctx, req)
-	p.mu.Lock()
-	p.spent += time.Since(start)
-	p.mu.Unlock()
-	return resp, err
-}
-
-func (p *timedProvider) take() time.Duration {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	d := p.spent
-	p.spent = 0
-	return d
-}
 
 // TestBenchAgents prints `BENCH accept_to_tool_ms` (from starting an
 // accepted task to its first tool call, time inside the provider
@@ -50,7 +24,7 @@ func TestBenchAgents(t *testing.T) {
 	}
 	e := newEnv(t, "anthropic")
 	e.stop()
-	tp := &timedProvider{Provider: newProvider(t, "anthropic", e.srv)}
+	tp := &scripted.Timed{Provider: newProvider(t, "anthropic", e.srv)}
 	e.opt.Provider = func(context.Context) (llm.Provider, string, error) { return tp, "m", nil }
 	first := make(chan time.Time, 1)
 	e.r = NewRunner(e.opt)
@@ -80,14 +54,14 @@ func TestBenchAgents(t *testing.T) {
 		case <-first:
 		default:
 		}
-		tp.take()
+		tp.Take()
 		start := time.Now()
 		tk, err := e.r.Start(t.Context(), NewTask{Prompt: "Draft a reply to Marcy Howard on SNDA §4.2(b)"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		at := <-first
-		lat = append(lat, float64(at.Sub(start)-tp.take())/float64(time.Millisecond))
+		lat = append(lat, float64(at.Sub(start)-tp.Take())/float64(time.Millisecond))
 		n := e.l.next(t, KindApproval)
 		e.srv.Push(
 			scripted.ToolCalls(call("c4", toolCreateDraft, args)),

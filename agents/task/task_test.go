@@ -108,24 +108,10 @@ type env struct {
 	stop   func()
 }
 
+// newProvider points a provider of protocol at srv, without retries so
+// that each script step is one call.
 func newProvider(t *testing.T, protocol string, srv *scripted.Server) llm.Provider {
-	t.Helper()
-	cfg := llm.Config{APIKey: "test", Model: "test-model", MaxRetries: -1}
-	var (
-		p   llm.Provider
-		err error
-	)
-	if protocol == "anthropic" {
-		cfg.BaseURL = srv.URL()
-		p, err = llm.NewAnthropic(cfg)
-	} else {
-		cfg.BaseURL = srv.URL() + "/v1"
-		p, err = llm.NewOpenAI(cfg)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return srv.Provider(t, protocol)
 }
 
 // newEnv opens a store, seeds an IMAP mailbox with Marcy's question,

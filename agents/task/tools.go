@@ -6,13 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spirit-app/spirit/agents/llm"
-	"github.com/spirit-app/spirit/agents/mail"
 	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/mail/mailtools"
 	"github.com/spirit-app/spirit/agents/store"
 )
 
@@ -133,14 +132,7 @@ func (r *Runner) tool(ctx context.Context, t *Task, c llm.ToolCall) (string, err
 		if err != nil {
 			return "", fmt.Errorf("search failed: %w", err)
 		}
-		out := make([]hitView, 0, len(hits))
-		for _, h := range hits {
-			out = append(out, hitView{ConversationID: strconv.FormatInt(h.ThreadID, 10), Subject: h.Subject,
-				Participants: h.Participants, Messages: h.MessageCount, LatestMessageID: h.Latest.MessageID,
-				LatestFrom: h.Latest.From, LatestDate: r.local(h.Latest.Date), Snippet: h.Latest.Snippet,
-				LatestFromMe: h.LatestFromMe, Drafts: h.Drafts})
-		}
-		return marshal(out)
+		return mailtools.JSON(mailtools.Hits(hits, r.clock()))
 	case toolReadThread:
 		var a struct {
 			ConversationID json.RawMessage `json:"conversation_id"`
@@ -148,7 +140,7 @@ func (r *Runner) tool(ctx context.Context, t *Task, c llm.ToolCall) (string, err
 		if err := json.Unmarshal(c.Input, &a); err != nil {
 			return "", fmt.Errorf("bad input: %w", err)
 		}
-		id, err := conversationID(a.ConversationID)
+		id, err := mailtools.ConversationID(a.ConversationID)
 		if err != nil {
 			return "", err
 		}
@@ -156,12 +148,7 @@ func (r *Runner) tool(ctx context.Context, t *Task, c llm.ToolCall) (string, err
 		if err != nil {
 			return "", fmt.Errorf("no such thread %d", id)
 		}
-		v := threadView{ConversationID: strconv.FormatInt(th.ID, 10), Subject: th.Subject}
-		for _, m := range th.Messages {
-			v.Messages = append(v.Messages, messageView{MessageID: m.MessageID, From: m.From, To: m.To, Cc: m.Cc,
-				Date: r.local(m.Date), FromMe: m.FromMe, Draft: m.Draft, Body: shorten(m.Body, maxBodyRunes)})
-		}
-		return marshal(v)
+		return mailtools.JSON(mailtools.ThreadOf(th, th.Messages, r.clock(), maxBodyRunes, nil))
 	case toolCreateDraft:
 		return r.createDraft(ctx, t, c.Input)
 	case toolCreateReminder:
@@ -186,7 +173,7 @@ func (r *Runner) tool(ctx context.Context, t *Task, c llm.ToolCall) (string, err
 			}
 			out = append(out, v)
 		}
-		return marshal(out)
+		return mailtools.JSON(out)
 	case toolNotifyUser:
 		var a struct{ Message string }
 		if err := json.Unmarshal(c.Input, &a); err != nil || strings.TrimSpace(a.Message) == "" {
@@ -255,67 +242,7 @@ func (r *Runner) createReminder(ctx context.Context, raw json.RawMessage) (strin
 	return fmt.Sprintf("reminder %d set for %s", rm.ID, r.local(due)), nil
 }
 
-func (r *Runner) local(t time.Time) string {
-	return t.In(r.opt.Now().Location()).Format("Mon 2006-01-02 15:04 MST")
-}
+func (r *Runner) clock() mailtools.Clock { return mailtools.Clock{Loc: r.opt.Now().Location()} }
 
-// conversationID accepts the id as a string or a number: models write
-// either.
-func conversationID(raw json.RawMessage) (int64, error) {
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		s = string(raw)
-	}
-	id, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	if err != nil || id <= 0 {
-		return 0, fmt.Errorf("bad conversation_id %s: use one from search_email", raw)
-	}
-	return id, nil
-}
+func (r *Runner) local(t time.Time) string { return r.clock().Date(t) }
 
-type hitView struct {
-	ConversationID  string         `json:"conversation_id"`
-	Subject         string         `json:"subject"`
-	Participants    []mail.Address `json:"participants"`
-	Messages        int            `json:"messages"`
-	LatestMessageID string         `json:"latest_message_id"`
-	LatestFrom      mail.Address   `json:"latest_from"`
-	LatestDate      string         `json:"latest_date"`
-	Snippet         string         `json:"snippet"`
-	LatestFromMe    bool           `json:"latest_from_me"`
-	Drafts          int            `json:"drafts,omitempty"`
-}
-
-type threadView struct {
-	ConversationID string        `json:"conversation_id"`
-	Subject        string        `json:"subject"`
-	Messages       []messageView `json:"messages"`
-}
-
-type messageView struct {
-	MessageID string         `json:"message_id"`
-	From      mail.Address   `json:"from"`
-	To        []mail.Address `json:"to,omitempty"`
-	Cc        []mail.Address `json:"cc,omitempty"`
-	Date      string         `json:"date"`
-	FromMe    bool           `json:"from_me,omitempty"`
-	Draft     bool           `json:"draft,omitempty"`
-	Body      string         `json:"body"`
-}
-
-func marshal(v any) (string, error) {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return "", fmt.Errorf("encode result: %w", err)
-	}
-	return strings.TrimSuffix(b.String(), "\n"), nil
-}
-
-func shorten(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
-}

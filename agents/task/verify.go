@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/spirit-app/spirit/agents/llm"
+	"github.com/spirit-app/spirit/agents/mail/mailtools"
 	"github.com/spirit-app/spirit/agents/store"
 )
 
@@ -66,7 +67,7 @@ func (r *Runner) judge(ctx context.Context, t Task) (Verdict, error) {
 		logText.WriteByte('\n')
 	}
 	prompt := fmt.Sprintf("Task: %s\nNeed (the criterion for done): %s\nAgent's summary: %s\nAgent's result:\n%s\n\nThe agent's log:\n%s",
-		t.Prompt, t.Need, t.State.Summary, shorten(t.Result, 6000), logText.String())
+		t.Prompt, t.Need, t.State.Summary, mailtools.Shorten(t.Result, 6000), logText.String())
 	resp, err := p.Complete(ctx, llm.Request{
 		System: "You are the verifier of a lawyer's assistant. Compare the agent's output with its need. " +
 			"verified: the need is met. retry: it is not met but the agent could meet it; give one line of guidance. " +

@@ -8,6 +8,7 @@
 package scripted
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -500,4 +501,57 @@ func parseDataURL(u string) (string, []byte, error) {
 		return "", nil, fmt.Errorf("data URL payload: %w", err)
 	}
 	return mime, data, nil
+}
+
+// Provider returns a real client of protocol ("anthropic" or "openai")
+// pointed at s, with retries off so that each script step is one call.
+func (s *Server) Provider(t testing.TB, protocol string) llm.Provider {
+	t.Helper()
+	cfg := llm.Config{APIKey: "test", Model: "test-model", MaxRetries: -1}
+	var (
+		p   llm.Provider
+		err error
+	)
+	switch protocol {
+	case "anthropic":
+		cfg.BaseURL = s.URL()
+		p, err = llm.NewAnthropic(cfg)
+	case "openai":
+		cfg.BaseURL = s.URL() + "/v1"
+		p, err = llm.NewOpenAI(cfg)
+	default:
+		err = fmt.Errorf("unknown protocol %q", protocol)
+	}
+	if err != nil {
+		t.Fatalf("scripted: %v", err)
+	}
+	return p
+}
+
+// Timed wraps a provider and adds up the time spent inside Complete, so a
+// benchmark can tell its own orchestration from the provider's time.
+type Timed struct {
+	llm.Provider
+	mu     sync.Mutex
+	inside time.Duration
+}
+
+// Complete implements llm.Provider.
+func (p *Timed) Complete(ctx context.Context, req llm.Request) (llm.Response, error) {
+	start := time.Now()
+	resp, err := p.Provider.Complete(ctx, req)
+	d := time.Since(start)
+	p.mu.Lock()
+	p.inside += d
+	p.mu.Unlock()
+	return resp, err
+}
+
+// Take returns the time inside Complete since the last Take.
+func (p *Timed) Take() time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	d := p.inside
+	p.inside = 0
+	return d
 }
