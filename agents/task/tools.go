@@ -245,4 +245,3 @@ func (r *Runner) createReminder(ctx context.Context, raw json.RawMessage) (strin
 func (r *Runner) clock() mailtools.Clock { return mailtools.Clock{Loc: r.opt.Now().Location()} }
 
 func (r *Runner) local(t time.Time) string { return r.clock().Date(t) }
-
