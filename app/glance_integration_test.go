@@ -136,7 +136,7 @@ func mailWindow(t *testing.T, ctx context.Context, disp *desktoptest.Display, ti
 	if err != nil {
 		t.Fatal(err)
 	}
-	mask, vals := uint32(xproto.CwBackPixel), []uint32{0xffffff}
+	mask, vals := uint32(xproto.CwBackPixel), []uint32{0x808080}
 	if img != nil {
 		pix, err := putPixmap(conn, scr, img)
 		if err != nil {

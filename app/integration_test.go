@@ -409,35 +409,7 @@ type focusedWindow struct {
 
 func newFocusedWindow(t *testing.T, ctx context.Context, disp *desktoptest.Display, title string) *focusedWindow {
 	t.Helper()
-	conn, err := xgb.NewConnDisplay(disp.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(conn.Close)
-	scr := xproto.Setup(conn).DefaultScreen(conn)
-	win, err := xproto.NewWindowId(conn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = xproto.CreateWindowChecked(conn, scr.RootDepth, win, scr.Root, 100, 100, 600, 400, 0,
-		xproto.WindowClassInputOutput, scr.RootVisual, xproto.CwBackPixel, []uint32{0x808080}).Check()
-	if err != nil {
-		t.Fatal(err)
-	}
-	xproto.ChangeProperty(conn, xproto.PropModeReplace, win, xproto.AtomWmName, xproto.AtomString, 8, uint32(len(title)), []byte(title))
-	if err := xproto.MapWindowChecked(conn, win).Check(); err != nil {
-		t.Fatal(err)
-	}
-	fw := &focusedWindow{conn: conn, root: scr.Root, win: win}
-	// Openbox may not focus a second new window by itself: activate it as a
-	// pager (or a lawyer's click) would.
-	act := exec.CommandContext(ctx, "xdotool", "windowactivate", "--sync", fmt.Sprint(uint32(win)))
-	act.Env = append(os.Environ(), disp.Env()...)
-	if out, err := act.CombinedOutput(); err != nil {
-		t.Logf("xdotool windowactivate: %v %s", err, out)
-	}
-	fw.waitFocused(t, ctx)
-	return fw
+	return mailWindow(t, ctx, disp, title, "", image.Rect(100, 100, 700, 500), nil)
 }
 
 // active reads _NET_ACTIVE_WINDOW, which openbox keeps for the focused client.
