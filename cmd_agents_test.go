@@ -2,61 +2,15 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"database/sql"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/spirit-app/spirit/agents/llm"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/agents/task"
+	"github.com/spirit-app/spirit/agents/task/tasktest"
 )
-
-// seedAgent records an agent the way the runner does (Start), then moves
-// it to waiting on its second plan step with a few events in the log, as
-// a run that asked the lawyer a question leaves it.
-func seedAgent(t *testing.T, st *store.Store, prompt string) task.Task {
-	t.Helper()
-	ctx := t.Context()
-	r := task.NewRunner(task.Options{Store: st, Provider: func(context.Context) (llm.Provider, string, error) {
-		return nil, "test-model", nil // Start only checks that a provider is configured
-	}})
-	tk, err := r.Start(ctx, task.NewTask{Prompt: prompt, Origin: "voice"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	state, err := json.Marshal(task.State{Plan: []string{"find Marcy's thread", "draft the reply", "ask for approval"}, Step: 1,
-		Messages: []llm.Message{{Role: llm.RoleUser, Text: "the conversation"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = st.Tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE tasks SET phase = 'waiting', state = ?, runs = 1 WHERE session = ?`, string(state), tk.Session)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, text := range []string{
-		`tool search_email {"query":"Marcy NDA"} → 1 thread`,
-		"question: Should the reply accept the 3-year term?",
-	} {
-		if _, err := st.AppendEvent(ctx, store.Event{Source: "agent", Identifier: tk.Session, Text: text}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := st.AppendAgent(ctx, store.AgentRecord{Status: store.StatusActive, Session: tk.Session, Text: "step 2: draft the reply"}); err != nil {
-		t.Fatal(err)
-	}
-	tk, err = task.Get(ctx, st, tk.Session)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tk
-}
 
 func TestAgentsCommandsOnTheStore(t *testing.T) {
 	ctx := t.Context()
@@ -66,9 +20,9 @@ func TestAgentsCommandsOnTheStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	older := seedAgent(t, st, "Find the Smith engagement letter")
+	older := tasktest.Seed(t, st, "Find the Smith engagement letter")
 	time.Sleep(5 * time.Millisecond) // created times order the list
-	tk := seedAgent(t, st, "Draft a reply to Marcy about the NDA term")
+	tk := tasktest.Seed(t, st, "Draft a reply to Marcy about the NDA term")
 	src := newStoreAgents(st)
 	now := tk.Created.Add(3 * time.Minute)
 
@@ -167,7 +121,7 @@ func TestAgentsCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tk := seedAgent(t, st, "Summarise the Jones deposition")
+	tk := tasktest.Seed(t, st, "Summarise the Jones deposition")
 	st.Close()
 
 	spirit := func(args ...string) (int, string, string) {

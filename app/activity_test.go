@@ -1,9 +1,6 @@
 package app
 
 import (
-	"context"
-	"database/sql"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"strings"
@@ -15,45 +12,10 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"github.com/spirit-app/spirit/agents/llm"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/agents/task"
+	"github.com/spirit-app/spirit/agents/task/tasktest"
 )
-
-// seedActivityAgent records an agent as the runner does, then leaves it
-// waiting on the second step of its plan with a tool call and a question
-// in the world log.
-func seedActivityAgent(t *testing.T, st *store.Store, prompt string) task.Task {
-	t.Helper()
-	ctx := t.Context()
-	r := task.NewRunner(task.Options{Store: st, Provider: func(context.Context) (llm.Provider, string, error) {
-		return nil, "test-model", nil // Start only checks that a provider is configured
-	}})
-	tk, err := r.Start(ctx, task.NewTask{Prompt: prompt, Origin: "voice"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	state, err := json.Marshal(task.State{Plan: []string{"find Marcy's thread", "draft the reply", "ask for approval"}, Step: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = st.Tx(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `UPDATE tasks SET phase = 'waiting', state = ?, runs = 1 WHERE session = ?`, string(state), tk.Session)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, text := range []string{
-		`tool search_email {"query":"Marcy NDA"} → 1 thread`,
-		"question: Should the reply accept the 3-year term?",
-	} {
-		if _, err := st.AppendEvent(ctx, store.Event{Source: "agent", Identifier: tk.Session, Text: text}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return tk
-}
 
 // labels returns the texts of the labels under o, with the icon beside
 // each one (nil if none): a plan step's mark.
@@ -103,9 +65,9 @@ func TestActivityShowsAndCancelsAnAgent(t *testing.T) {
 	if _, err := st.AppendEvent(ctx, store.Event{Source: "voice", Identifier: "s1", Text: "draft a reply to Marcy"}); err != nil {
 		t.Fatal(err)
 	}
-	older := seedActivityAgent(t, st, "Find the Smith engagement letter")
+	older := tasktest.Seed(t, st, "Find the Smith engagement letter")
 	time.Sleep(5 * time.Millisecond)
-	tk := seedActivityAgent(t, st, "Draft a reply to Marcy about the NDA term")
+	tk := tasktest.Seed(t, st, "Draft a reply to Marcy about the NDA term")
 
 	v := newActivityView(g)
 	applied := make(chan struct{}, 16)
@@ -135,7 +97,7 @@ func TestActivityShowsAndCancelsAnAgent(t *testing.T) {
 		t.Errorf("filter has %d rows, want All activity + 2 agents", n)
 	}
 	if len(v.entries) == 0 || v.entries[0].Text != "draft a reply to Marcy" ||
-		!strings.Contains(v.entries[len(v.entries)-1].Text, "question: Should the reply") {
+		!strings.Contains(v.entries[len(v.entries)-1].Text, "step 2: draft the reply") {
 		t.Errorf("log entries = %+v, want oldest first, newest last", v.entries)
 	}
 	if v.right.Objects[0] != v.logPane {
@@ -155,7 +117,7 @@ func TestActivityShowsAndCancelsAnAgent(t *testing.T) {
 	for _, want := range []string{
 		"Draft a reply to Marcy about the NDA term",
 		tk.Need,
-		"waiting for you (lifecycle: start)",
+		"waiting for you (lifecycle: active) · 1 run(s)",
 		`tool search_email {"query":"Marcy NDA"} → 1 thread`,
 		"question: Should the reply accept the 3-year term?",
 		"start: Draft a reply to Marcy about the NDA term",
@@ -247,7 +209,7 @@ func TestActivityCancelOfAnEndedAgentSaysSo(t *testing.T) {
 	c, st := newTestCore(t, t.TempDir())
 	c.tasks = c.newRunner()
 	g := &gui{core: c, fa: a, ctx: t.Context(), log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	tk := seedActivityAgent(t, st, "Draft a reply to Marcy")
+	tk := tasktest.Seed(t, st, "Draft a reply to Marcy")
 
 	v := newActivityView(g)
 	applied := make(chan struct{}, 16)
