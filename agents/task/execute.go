@@ -38,6 +38,7 @@ func (r *Runner) execute(ctx context.Context, t *Task) (outcome, error) {
 	if len(t.State.Messages) == 0 {
 		t.State.Messages = []llm.Message{{Role: llm.RoleUser, Text: r.kickoff(t)}}
 	}
+	repairTurn(t)
 	tools := agentTools()
 	for {
 		if why := run.over(b, r.opt.Now()); why != "" {
@@ -87,6 +88,23 @@ func (r *Runner) execute(ctx context.Context, t *Task) (outcome, error) {
 			return out, nil
 		}
 	}
+}
+
+// repairTurn answers the tool calls of a turn that a stop cut short
+// (saved after the model's turn, before its results), so the conversation
+// stays one both wire protocols accept.
+func repairTurn(t *Task) {
+	msgs := t.State.Messages
+	last := len(msgs) - 1
+	if last < 0 || msgs[last].Role != llm.RoleAssistant || len(msgs[last].ToolCalls) == 0 || t.State.Pending != nil {
+		return
+	}
+	results := make([]llm.ToolResult, 0, len(msgs[last].ToolCalls))
+	for _, c := range msgs[last].ToolCalls {
+		results = append(results, llm.ToolResult{CallID: c.ID, IsError: true,
+			Content: "not run: Spirit was interrupted; call it again if it is still needed"})
+	}
+	t.State.Messages = append(msgs, llm.Message{Role: llm.RoleTool, ToolResults: results})
 }
 
 // runUse counts what one run has used.

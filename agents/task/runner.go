@@ -229,22 +229,32 @@ func (r *Runner) dispatch(ctx context.Context) time.Duration {
 			wait = min(wait, d)
 			continue
 		}
+		// The run is registered before the claim, so the keeper never
+		// takes a claimed task for one whose run vanished.
+		rctx, cancel := context.WithCancel(ctx)
 		r.mu.Lock()
 		busy := len(r.running) >= r.opt.Concurrency
 		_, already := r.running[t.Session]
+		if !busy && !already {
+			r.running[t.Session] = cancel
+		}
 		r.mu.Unlock()
 		if busy {
+			cancel()
 			break
 		}
 		if already {
+			cancel()
 			continue
 		}
 		if !r.claim(ctx, t.Session) {
+			r.mu.Lock()
+			delete(r.running, t.Session)
+			r.mu.Unlock()
+			cancel()
 			continue
 		}
-		rctx, cancel := context.WithCancel(ctx)
 		r.mu.Lock()
-		r.running[t.Session] = cancel
 		n := len(r.running)
 		r.mu.Unlock()
 		r.working(n)

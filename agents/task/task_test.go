@@ -724,3 +724,35 @@ func contains(ss []string, s string) bool {
 	}
 	return false
 }
+
+// A run stopped after the model's turn but before its tool results were
+// saved resumes with those calls answered, so the provider accepts the
+// conversation.
+func TestResumeAnswersACutTurn(t *testing.T) {
+	e := newEnv(t, "anthropic")
+	e.stop()
+	tk, err := e.r.Start(t.Context(), NewTask{Prompt: "Look up the SNDA thread"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := State{Plan: []string{"Look it up"}, Messages: []llm.Message{
+		{Role: llm.RoleUser, Text: "Task: Look up the SNDA thread"},
+		{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{call("cut", toolSearchEmail, map[string]any{"query": "SNDA"})}},
+	}}
+	b, _ := json.Marshal(state)
+	if err := e.st.Tx(t.Context(), func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(t.Context(), `UPDATE tasks SET phase = 'running', state = ? WHERE session = ?`, string(b), tk.Session)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	e.srv.Push(scripted.ToolCalls(call("f", toolFinish, map[string]any{"summary": "Found it"})),
+		scripted.ToolCalls(call("v", toolVerdict, map[string]any{"verdict": "verified"})))
+	e.start(t) // the keeper finds the vanished run and resumes it
+	waitPhase(t, e.st, tk.Session, PhaseFinished)
+	first := e.srv.Requests()[0]
+	last := first.Messages[len(first.Messages)-1]
+	if len(last.ToolResults) != 1 || last.ToolResults[0].CallID != "cut" || !last.ToolResults[0].IsError {
+		t.Fatalf("the cut turn was resumed as %+v", last)
+	}
+}
