@@ -57,6 +57,7 @@ type gui struct {
 	lastOther    uint32 // the last focused window that is not Spirit's
 	panelVisible bool
 	hotkey       string // the grabbed pause hotkey, for Settings
+	nudgeHotkey  string // the grabbed hotkey that focuses the bubble, for Settings
 	pendingSave  map[string]*time.Timer
 	bubble       *ui.Bubble
 	bubbleID     int64

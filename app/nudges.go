@@ -660,7 +660,8 @@ func (g *gui) grabNudgeHotkey() {
 		g.log.Warn("no global nudge hotkey", "hotkey", text, "err", err)
 		return
 	}
-	g.log.Info("global hotkey focuses the newest nudge", "hotkey", hk.String())
+	g.nudgeHotkey = hk.String()
+	g.log.Info("global hotkey focuses the newest nudge", "hotkey", g.nudgeHotkey)
 }
 
 // answer records the lawyer's answer; the store write happens off the main thread.

@@ -127,9 +127,12 @@ func newSettingsView(g *gui) *settingsView {
 	if path, err := model.Find(filepath.Dir(st.Path()), ""); err == nil {
 		speech = filepath.Base(path) + " (" + st0 + ")"
 	}
-	hotkey := g.hotkey
+	hotkey, nudgeHotkey := g.hotkey, g.nudgeHotkey
 	if hotkey == "" {
 		hotkey = "none"
+	}
+	if nudgeHotkey == "" {
+		nudgeHotkey = "none"
 	}
 
 	dataDir := widget.NewLabel(st.Path())
@@ -142,6 +145,7 @@ func newSettingsView(g *gui) *settingsView {
 		widget.NewFormItem("Privacy", container.NewVBox(v.listen, v.watch)),
 		widget.NewFormItem("Voice", container.NewVBox(wake, widget.NewLabel("Speech model: "+speech),
 			widget.NewLabel("Pause listening from anywhere: "+hotkey))),
+		widget.NewFormItem("Nudges", widget.NewLabel("Type into the newest nudge from anywhere: "+nudgeHotkey)),
 		widget.NewFormItem("Transcripts", retention),
 		widget.NewFormItem("Never look at", container.NewVBox(excludedApps, excludedNote)),
 		widget.NewFormItem("Screen text", ocr),
