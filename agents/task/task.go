@@ -120,7 +120,7 @@ type SavedDraft struct {
 var ErrNotFound = errors.New("no such agent")
 
 // ErrNoProvider means no model provider is configured: agents need one.
-var ErrNoProvider = errors.New("Spirit needs a model provider to do tasks: add one in Settings → Model provider")
+var ErrNoProvider = errors.New("Spirit needs a model provider to do tasks: add one on the Model provider page of Settings")
 
 // ErrClosed is returned when acting on a task that has already ended.
 var ErrClosed = errors.New("agent has already ended")
