@@ -77,6 +77,8 @@ func (s Status) Line() string {
 	switch {
 	case s.ListeningPaused:
 		listening = "Listening paused"
+	case s.Voice == "":
+		listening = "Starting" // the voice pipeline has not looked for a microphone and model yet
 	case s.Voice != "" && s.Voice != voiceCapturing && s.Voice != voiceLoading:
 		listening = strings.ToUpper(s.Voice[:1]) + s.Voice[1:]
 	}

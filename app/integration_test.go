@@ -157,21 +157,26 @@ func TestTrayOrbAndQuit(t *testing.T) {
 	}
 	work.waitFocused(t, ctx)
 
-	// The tray menu: status line, the toggles, the windows and Quit.
-	items, err := item.Layout(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var labels []string
-	for _, it := range items {
-		if !it.Separator {
-			labels = append(labels, it.Label)
-		}
-	}
-	// No speech model is installed in a fresh data directory: the status says so.
+	// The tray menu: status line, the toggles, the windows and Quit. No
+	// speech model is installed in a fresh data directory: once the voice
+	// pipeline has looked, the status says so.
 	want := []string{"No speech model · Watching", "Pause listening", "Pause watching", "Reminders…", "Activity…", "Settings…", "Quit"}
-	if strings.Join(labels, "|") != strings.Join(want, "|") {
-		t.Fatalf("tray menu %q, want %q", labels, want)
+	var labels []string
+	err = desktoptest.Poll(ctx, func() (bool, error) {
+		items, err := item.Layout(ctx)
+		if err != nil {
+			return false, err
+		}
+		labels = labels[:0]
+		for _, it := range items {
+			if !it.Separator {
+				labels = append(labels, it.Label)
+			}
+		}
+		return strings.Join(labels, "|") == strings.Join(want, "|"), nil
+	})
+	if err != nil {
+		t.Fatalf("tray menu %q, want %q: %v", labels, want, err)
 	}
 
 	// The orb's pixels sit at the right edge of the work area, not under the panel.
