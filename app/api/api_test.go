@@ -456,6 +456,8 @@ func TestBadRequests(t *testing.T) {
 
 		{"nudge kind missing", notify(`{"message":"hi"}`), 400, "kind must be"},
 		{"nudge kind bad", notify(`{"kind":"Info!","message":"hi"}`), 400, "kind must be"},
+		{"nudge detail not JSON", notify(`{"kind":"question","message":"hi","detail":"{\"options\":["}`), 400, "detail must be a JSON object"},
+		{"nudge detail not an object", notify(`{"kind":"question","message":"hi","detail":"[1]"}`), 400, "detail must be a JSON object"},
 		{"nudge message missing", notify(`{"kind":"info"}`), 400, "message is required"},
 		{"nudge message too long", notify(`{"kind":"info","message":"` + strings.Repeat("m", maxMessageRunes+1) + `"}`), 400, "too long"},
 		{"nudge unknown field", notify(`{"kind":"info","message":"hi","state":"accepted"}`), 400, `unknown field "state"`},

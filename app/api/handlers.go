@@ -234,6 +234,10 @@ func (h *handler) notify(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req.ActionPrompt = prompt
+	if d := strings.TrimSpace(req.Detail); d != "" && (!json.Valid([]byte(d)) || d[0] != '{') {
+		h.fail(w, r, badRequest("detail must be a JSON object"))
+		return
+	}
 	n, err := h.b.Notify(r.Context(), req)
 	if err != nil {
 		h.fail(w, r, err)
