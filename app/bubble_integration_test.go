@@ -190,12 +190,7 @@ func TestBubbleKindsOnScreen(t *testing.T) {
 	}
 	work.waitFocused(t, ctx)
 
-	if err := item.Click(ctx, "Quit"); err != nil {
-		t.Fatal(err)
-	}
-	if code, err := p.Wait(ctx); err != nil || code != 0 {
-		t.Fatalf("exit %d, %v", code, err)
-	}
+	quitFromTray(t, ctx, item, p)
 	st, err := store.OpenDir(ctx, dataDir)
 	if err != nil {
 		t.Fatal(err)
