@@ -56,8 +56,10 @@ type gui struct {
 	orbXID       uint32
 	lastOther    uint32 // the last focused window that is not Spirit's
 	panelVisible bool
-	hotkey       string // the grabbed pause hotkey, for Settings
-	nudgeHotkey  string // the grabbed hotkey that focuses the bubble, for Settings
+	hotkey       string    // the grabbed pause hotkey, for Settings
+	nudgeHotkey  string    // the grabbed hotkey that focuses the bubble, for Settings
+	menuSent     time.Time // when the tray menu was last re-sent; see sendMenuSoon
+	menuPending  bool      // a re-send is scheduled
 	pendingSave  map[string]*time.Timer
 	bubble       *ui.Bubble
 	bubbleID     int64

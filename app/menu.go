@@ -55,12 +55,48 @@ func (g *gui) toggle(set func(context.Context, bool, string) error, paused bool)
 
 // applyStatus runs on the main thread.
 func (g *gui) applyStatus(st Status) {
+	toggled := st.ListeningPaused != g.listenItem.Checked || st.WatchingPaused != g.watchItem.Checked
 	g.setItems(st)
-	g.menu.Refresh() // re-sends the tray layout over DBus
+	if toggled {
+		g.sendMenu()
+	} else {
+		g.sendMenuSoon()
+	}
 	if g.panel != nil && g.panelShown() {
 		g.rebuildPanel()
 	}
 	if g.settingsView != nil {
 		g.settingsView.update(st)
 	}
+}
+
+// menuEvery bounds how often a changed status line alone (mail sync
+// progress) re-sends the tray menu: fyne.io/systray gives every item a new
+// id on each refresh, and a click in flight on an old id is dropped.
+const menuEvery = time.Second
+
+// sendMenu re-sends the tray layout over DBus; main thread only.
+func (g *gui) sendMenu() {
+	g.menuSent = time.Now()
+	g.menu.Refresh()
+}
+
+// sendMenuSoon re-sends the tray layout now, or once menuEvery has passed
+// since the last time; main thread only.
+func (g *gui) sendMenuSoon() {
+	wait := menuEvery - time.Since(g.menuSent)
+	if wait <= 0 {
+		g.sendMenu()
+		return
+	}
+	if g.menuPending {
+		return
+	}
+	g.menuPending = true
+	time.AfterFunc(wait, func() {
+		fyne.Do(func() {
+			g.menuPending = false
+			g.sendMenu()
+		})
+	})
 }

@@ -628,7 +628,7 @@ func (g *gui) refreshWaiting() {
 		g.menu.Items = g.menu.Items[2:]
 	}
 	g.waitingItem.Label = label
-	g.menu.Refresh() // re-sends the tray layout over DBus
+	g.sendMenu()
 	if g.panel != nil && g.panelShown() {
 		g.rebuildPanel()
 	}
