@@ -142,10 +142,16 @@ func (c *Core) taskFromNudge(ctx context.Context, n store.Nudge, text string) er
 	}
 	nt := task.NewTask{Prompt: prompt, Origin: fmt.Sprintf("nudge-%d", n.ID)}
 	if mid, ok := strings.CutPrefix(n.Subject, "glance:"); ok {
-		nt.Context = task.Context{MessageID: mid, Subject: n.Message}
-		if text == "" {
-			// "Draft it" on a glance: the need is a draft, checked in code.
-			nt.Context.Check = task.CheckDraft
+		nt.Context = task.Context{MessageID: mid}
+		// Name the thread, so the agent need not search for it.
+		if id, subject, err := index.New(c.store).ThreadOfMessage(ctx, mid); err == nil {
+			nt.Context.ThreadID, nt.Context.Subject = id, subject
+		}
+		// "Draft it" on a glance: the need is a draft, checked in code.
+		// The lawyer's own words may ask for anything: a model judges.
+		nt.Context.Check = task.CheckDraft
+		if text != "" {
+			nt.Context.Check = task.CheckModel
 		}
 	}
 	_, err := c.startTask(ctx, nt)

@@ -68,8 +68,12 @@ func (r *Runner) systemPrompt(ctx context.Context, t *Task) string {
 // kickoff is the first user turn: the task and what it starts from.
 func (r *Runner) kickoff(t *Task) string {
 	s := "Task: " + t.Prompt
-	if t.Context.Subject != "" || t.Context.MessageID != "" {
-		s += fmt.Sprintf("\nIt is about the email %q (message_id %s) the lawyer has open.", t.Context.Subject, t.Context.MessageID)
+	switch {
+	case t.Context.ThreadID > 0:
+		s += fmt.Sprintf("\nIt is about the email %q the lawyer has open: conversation_id %d, newest message_id %s.",
+			t.Context.Subject, t.Context.ThreadID, t.Context.MessageID)
+	case t.Context.MessageID != "":
+		s += fmt.Sprintf("\nIt is about the email with message_id %s that the lawyer has open.", t.Context.MessageID)
 	}
 	if len(t.State.Plan) > 0 {
 		s += fmt.Sprintf("\nStart with step 1: %s", t.State.Plan[0])

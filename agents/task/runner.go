@@ -378,7 +378,11 @@ func (r *Runner) continueLater(ctx context.Context, t Task) {
 // another run later, until the run budget is spent.
 func (r *Runner) runFailed(ctx context.Context, t Task, runErr error) {
 	r.opt.Log.Warn("agents: run failed", "session", t.Session, "err", runErr)
-	if errors.Is(runErr, ErrNoProvider) || t.Runs >= r.opt.Budget.MaxRuns || errors.Is(runErr, errFatal) {
+	// A rejected key or request (no model set, a model the provider does
+	// not have) will not mend by waiting: the lawyer has to change Settings.
+	permanent := errors.Is(runErr, ErrNoProvider) || errors.Is(runErr, errFatal) ||
+		errors.Is(runErr, llm.ErrAuth) || errors.Is(runErr, llm.ErrBadRequest)
+	if permanent || t.Runs >= r.opt.Budget.MaxRuns {
 		r.fail(ctx, t.Session, "stopped: "+plain(runErr))
 		return
 	}
@@ -398,6 +402,16 @@ func (r *Runner) runFailed(ctx context.Context, t Task, runErr error) {
 var errFatal = errors.New("agent cannot go on")
 
 func plain(err error) string {
+	// A provider's error says what to fix after its "provider (model): "
+	// prefix; the wrapping before it is for the log.
+	var le *llm.Error
+	if errors.As(err, &le) {
+		msg := le.Error()
+		if i := strings.Index(msg, ": "); i >= 0 {
+			msg = msg[i+2:]
+		}
+		return msg
+	}
 	msg := err.Error()
 	if i := strings.LastIndex(msg, ": "); i >= 0 && i+2 < len(msg) && !errors.Is(err, ErrNoProvider) {
 		return msg[i+2:]

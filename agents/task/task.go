@@ -42,8 +42,11 @@ func (p Phase) Open() bool {
 	return p == PhaseQueued || p == PhaseRunning || p == PhaseWaiting
 }
 
-// Check names a need that code can verify without a model.
-const CheckDraft = "draft" // a draft was saved in the mailbox by this task
+// Checks name how the verifier decides on a need.
+const (
+	CheckDraft = "draft" // code: a draft was saved in the mailbox by this task
+	CheckModel = "model" // a model compares the result with the need
+)
 
 // Context is what the agent starts from besides its prompt.
 type Context struct {
@@ -51,6 +54,7 @@ type Context struct {
 	// came from a glance nudge.
 	MessageID string `json:"message_id,omitempty"`
 	Subject   string `json:"subject,omitempty"`
+	ThreadID  int64  `json:"conversation_id,omitempty"` // its thread in the mail index
 	// Check, if set, lets the verifier decide in code (CheckDraft).
 	Check string `json:"check,omitempty"`
 }

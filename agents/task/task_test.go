@@ -756,3 +756,18 @@ func TestResumeAnswersACutTurn(t *testing.T) {
 		t.Fatalf("the cut turn was resumed as %+v", last)
 	}
 }
+
+// A rejected key does not mend by waiting: the agent fails at once and
+// asks the lawyer, instead of retrying run after run.
+func TestRejectedKeyFailsAtOnce(t *testing.T) {
+	e := newEnv(t, "openai", scripted.HTTPError(401, ""))
+	tk, err := e.r.Start(t.Context(), NewTask{Prompt: "Look up the SNDA thread"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	help := e.l.next(t, KindHelp)
+	failed := waitPhase(t, e.st, tk.Session, PhaseFailed)
+	if failed.Runs != 1 || !strings.Contains(help.Message, "API key") {
+		t.Fatalf("runs %d, help %q", failed.Runs, help.Message)
+	}
+}

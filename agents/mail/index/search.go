@@ -724,3 +724,17 @@ func unixMilli(ms int64) time.Time {
 	}
 	return time.UnixMilli(ms)
 }
+
+// ThreadOfMessage returns the thread holding the message with Message-ID
+// messageID ("<abc@host>"), or store.ErrNotFound.
+func (x *Index) ThreadOfMessage(ctx context.Context, messageID string) (id int64, subject string, err error) {
+	err = x.st.Reader().QueryRowContext(ctx, `SELECT t.id, t.subject FROM mail_messages m JOIN mail_threads t ON t.id = m.thread_id
+		WHERE m.message_id = ? ORDER BY m.id DESC LIMIT 1`, normID(messageID)).Scan(&id, &subject)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, "", fmt.Errorf("message %s: %w", messageID, store.ErrNotFound)
+	}
+	if err != nil {
+		return 0, "", fmt.Errorf("thread of message %s: %w", messageID, err)
+	}
+	return id, subject, nil
+}

@@ -1,0 +1,110 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spirit-app/spirit/agents/llm"
+	"github.com/spirit-app/spirit/agents/llm/scripted"
+	"github.com/spirit-app/spirit/agents/llm/setup"
+	"github.com/spirit-app/spirit/agents/mail"
+	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/secrets"
+	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/agents/task"
+	"github.com/spirit-app/spirit/app/api"
+)
+
+// TestDraftItHandsTheAgentTheThread: "Draft it" on a glance nudge starts
+// an agent that is told which thread the nudge was about, so it can read
+// it without searching; typed words instead become the task, with the
+// same thread.
+func TestDraftItHandsTheAgentTheThread(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	t.Setenv("XDG_RUNTIME_DIR", dir)
+	c, st := newTestCore(t, dir)
+	ix := index.New(st)
+	a, err := ix.AddAccount(ctx, index.Account{Kind: index.KindMbox, Name: "Nadia Petrov", Address: "nadia@firm.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg := mail.Message{RemoteID: "1", Folder: "INBOX", MessageID: "<snda-42@howardlaw.com>", Subject: "SNDA - Brooklyn Gardens",
+		From: mail.Address{Name: "Marcy Howard", Email: "marcy@howardlaw.com"}, To: []mail.Address{{Email: "nadia@firm.com"}},
+		Date: time.Date(2026, 11, 20, 14, 0, 0, 0, time.UTC), Body: "Comments on 4.2(b) by Friday?"}
+	if err := ix.Apply(ctx, a.ID, []mail.Message{msg}); err != nil {
+		t.Fatal(err)
+	}
+	thread, subject, err := ix.ThreadOfMessage(ctx, msg.MessageID)
+	if err != nil || subject != msg.Subject {
+		t.Fatalf("thread of message: %d %q %v", thread, subject, err)
+	}
+
+	plan, _ := json.Marshal(map[string]any{"steps": []string{"Read the thread"}})
+	ask, _ := json.Marshal(map[string]any{"question": "Accept the 30-day cure period?"})
+	srv := scripted.New(t)
+	sec, err := secrets.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := setup.Save(ctx, st, sec, setup.Settings{Kind: setup.OpenAI, BaseURL: srv.URL() + "/v1", Roles: llm.Roles{Analyst: "m"}}, "sk-test"); err != nil {
+		t.Fatal(err)
+	}
+	c.tasks = c.newRunner()
+	rctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { c.tasks.Run(rctx); close(done) }()
+	defer func() { stop(); <-done }()
+
+	for i, typed := range []string{"", "Ask Marcy for a week more"} {
+		srv.Push(scripted.ToolCalls(llm.ToolCall{ID: "p", Name: "submit_plan", Input: plan}),
+			scripted.ToolCalls(llm.ToolCall{ID: "q", Name: "ask_user", Input: ask}))
+		n, err := c.nudge(ctx, store.Nudge{Kind: kindGlance, Message: "Marcy Howard is waiting on your reply. Draft a reply?",
+			ActionPrompt: "Draft a reply to Marcy Howard about SNDA - Brooklyn Gardens", Subject: "glance:" + msg.MessageID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Answer(ctx, n.ID, api.ActionAccept, typed); err != nil {
+			t.Fatal(err)
+		}
+		var q store.Nudge
+		deadline := time.Now().Add(10 * time.Second)
+		for q.ID == 0 {
+			ns, _ := st.Nudges(ctx, store.NudgeShown)
+			for _, x := range ns {
+				if x.Kind == task.KindQuestion && x.ID > n.ID {
+					q = x
+				}
+			}
+			if time.Now().After(deadline) {
+				es, _ := st.Recent(ctx, 30)
+				var b strings.Builder
+				for _, e := range es {
+					b.WriteString(e.String() + "\n")
+				}
+				t.Fatalf("run %d: no question from the agent; world log:\n%s", i, b.String())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		reqs := srv.Requests()
+		first := reqs[len(reqs)-2].Messages[0].Text
+		if !strings.Contains(first, fmt.Sprintf("conversation_id %d", thread)) || !strings.Contains(first, "SNDA - Brooklyn Gardens") {
+			t.Errorf("run %d: the agent was not told the thread: %q", i, first)
+		}
+		if typed != "" && !strings.HasPrefix(first, "Task: "+typed) {
+			t.Errorf("typed words are not the task: %q", first)
+		}
+		tk, err := task.Get(ctx, st, task.SessionOf(q))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := typed == ""; (tk.Context.Check == task.CheckDraft) != want {
+			t.Errorf("run %d: check %q", i, tk.Context.Check)
+		}
+	}
+}
