@@ -287,16 +287,7 @@ func TestOrbStatesWorkingOnScreen(t *testing.T) {
 	// About 100 ms later the dot has moved on along its orbit.
 	var work2 orbLook
 	var moved []image.Point
-	mctx, mcancel := context.WithTimeout(ctx, time.Second)
-	err = desktoptest.Poll(mctx, func() (bool, error) {
-		img, err := d.disp.Screenshot()
-		if err != nil {
-			return false, err
-		}
-		work2.img, moved = img, diffPixels(work.img, img, orb)
-		return len(moved) > 0, nil
-	})
-	mcancel()
+	work2.img, moved, err = nextFrame(ctx, d.disp, work.img, orb)
 	if err != nil {
 		t.Fatalf("the working orb did not move within a second: %v", err)
 	}
@@ -463,17 +454,7 @@ func TestOrbStatesListeningOnScreen(t *testing.T) {
 	shots.save("orb-listening", lis.img, orb)
 	checkRing(t, "listening vs idle", ring, centre)
 	var lis2 orbLook
-	var moved []image.Point
-	mctx, mcancel := context.WithTimeout(ctx, time.Second)
-	err = desktoptest.Poll(mctx, func() (bool, error) {
-		img, err := d.disp.Screenshot()
-		if err != nil {
-			return false, err
-		}
-		lis2.img, moved = img, diffPixels(lis.img, img, orb)
-		return len(moved) > 0, nil
-	})
-	mcancel()
+	lis2.img, _, err = nextFrame(ctx, d.disp, lis.img, orb)
 	if err != nil {
 		t.Fatalf("the listening orb did not breathe within a second: %v", err)
 	}
@@ -619,4 +600,25 @@ func checkSparks(t *testing.T, ps []image.Point, centre image.Point, side int) {
 	if off > 0 {
 		t.Errorf("%d of %d spark pixels are off the diagonals the sparks fly along", off, len(ps))
 	}
+}
+
+// nextFrame takes screenshots for up to a second until the orb's region
+// differs from prev: an animated state draws a new frame. It returns the
+// shot and the pixels that changed.
+func nextFrame(ctx context.Context, disp *desktoptest.Display, prev image.Image, orb image.Rectangle) (image.Image, []image.Point, error) {
+	var (
+		img   image.Image
+		moved []image.Point
+	)
+	mctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	err := desktoptest.Poll(mctx, func() (bool, error) {
+		shot, err := disp.Screenshot()
+		if err != nil {
+			return false, err
+		}
+		img, moved = shot, diffPixels(prev, shot, orb)
+		return len(moved) > 0, nil
+	})
+	return img, moved, err
 }
