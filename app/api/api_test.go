@@ -833,13 +833,7 @@ func TestClientErrors(t *testing.T) {
 	c := NewClient(ts.info)
 	ctx := t.Context()
 
-	tests := []struct {
-		name     string
-		call     func() error
-		code     int
-		sentinel error
-		msg      string
-	}{
+	tests := []clientErrCase{
 		{"not found", func() error { _, err := c.Respond(ctx, 9, ActionDismiss, ""); return err }, 404, ErrNotFound, "nudge 9: not found"},
 		{"conflict", func() error { _, err := c.Respond(ctx, 8, ActionAccept, ""); return err }, 409, ErrConflict, "already closed"},
 		{"bad action", func() error { _, err := c.Respond(ctx, 8, "maybe", ""); return err }, 400, ErrBadRequest, "action must be one of"},
@@ -849,6 +843,20 @@ func TestClientErrors(t *testing.T) {
 			return err
 		}, 401, nil, "bearer token"},
 	}
+	checkClientErrs(t, tests)
+}
+
+// clientErrCase is a client call that must fail with a status error.
+type clientErrCase struct {
+	name     string
+	call     func() error
+	code     int
+	sentinel error // the one error kind it must match; nil for none
+	msg      string
+}
+
+func checkClientErrs(t *testing.T, tests []clientErrCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tt.call()
@@ -1047,13 +1055,7 @@ func TestAgentRoutes(t *testing.T) {
 		t.Errorf("after cancel: %+v, %v", d.Task, err)
 	}
 
-	errs := []struct {
-		name     string
-		call     func() error
-		code     int
-		sentinel error
-		msg      string
-	}{
+	errs := []clientErrCase{
 		{"show unknown", func() error { _, err := c.Agent(ctx, "task-nope"); return err }, 404, ErrNotFound, "agent task-nope: not found"},
 		{"cancel unknown", func() error { _, err := c.CancelAgent(ctx, "task-nope"); return err }, 404, ErrNotFound, "not found"},
 		{"cancel ended", func() error { _, err := c.CancelAgent(ctx, "task-done"); return err }, 409, ErrConflict, "already ended"},
@@ -1065,21 +1067,7 @@ func TestAgentRoutes(t *testing.T) {
 			return err
 		}, 401, nil, "bearer token"},
 	}
-	for _, tt := range errs {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.call()
-			se, ok := errors.AsType[*StatusError](err)
-			if !ok {
-				t.Fatalf("err = %v (%T), want *StatusError", err, err)
-			}
-			if se.Code != tt.code || !strings.Contains(se.Message, tt.msg) {
-				t.Errorf("StatusError = %d %q, want %d containing %q", se.Code, se.Message, tt.code, tt.msg)
-			}
-			if tt.sentinel != nil && !errors.Is(err, tt.sentinel) {
-				t.Errorf("errors.Is(%v, %v) = false", err, tt.sentinel)
-			}
-		})
-	}
+	checkClientErrs(t, errs)
 
 	// A cancel carries no body, but a wrong method is refused as elsewhere.
 	resp = ts.do(t, request{method: "GET", path: "/agents/task-open/cancel"})
