@@ -67,6 +67,7 @@ type Status struct {
 	ListeningPaused bool
 	WatchingPaused  bool
 	Voice           string // the voice pipeline's state; "" before it starts
+	Watch           string // the app-switch watcher's state ("on", "unavailable", "error"); "" before it starts
 	Mail            string // "Syncing mail 120/500" while the index catches up
 }
 
@@ -83,8 +84,11 @@ func (s Status) Line() string {
 		listening = strings.ToUpper(s.Voice[:1]) + s.Voice[1:]
 	}
 	watching := "Watching"
-	if s.WatchingPaused {
+	switch {
+	case s.WatchingPaused:
 		watching = "Watching paused"
+	case s.Watch == "unavailable" || s.Watch == "error":
+		watching = "Not watching" // no display, or the display went away: see /health or doctor
 	}
 	line := listening + " · " + watching
 	if s.ListeningPaused && s.WatchingPaused {
@@ -156,10 +160,13 @@ func (c *Core) ui() Presenter {
 // Status returns the current toggles and voice state.
 func (c *Core) Status() Status {
 	c.mu.Lock()
-	st, v, m := c.status, c.voice, c.mail
+	st, v, m, w := c.status, c.voice, c.mail, c.watch
 	c.mu.Unlock()
 	if v != nil {
 		st.Voice, _ = v.State()
+	}
+	if w != nil {
+		st.Watch, _ = w.State()
 	}
 	if m != nil {
 		st.Mail, _ = m.Progress()

@@ -236,3 +236,22 @@ func TestSayRemindWithoutTimeAsksWhen(t *testing.T) {
 		t.Fatalf("list: %+v, %v", res, err)
 	}
 }
+
+func TestStatusLineSaysWhatIsTrue(t *testing.T) {
+	for _, tt := range []struct {
+		st   Status
+		want string
+	}{
+		{Status{}, "Starting · Watching"},
+		{Status{Voice: voiceCapturing, Watch: "on"}, "Listening · Watching"},
+		{Status{Voice: "no speech model", Watch: "on"}, "No speech model · Watching"},
+		{Status{Voice: voiceCapturing, Watch: "unavailable"}, "Listening · Not watching"},
+		{Status{Voice: voiceCapturing, Watch: "error", WatchingPaused: true}, "Listening · Watching paused"},
+		{Status{ListeningPaused: true, WatchingPaused: true}, "Paused: not listening or watching"},
+		{Status{Voice: voiceCapturing, Watch: "on", Mail: "Syncing mail 120/500"}, "Listening · Watching · Syncing mail 120/500"},
+	} {
+		if got := tt.st.Line(); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.st, got, tt.want)
+		}
+	}
+}

@@ -44,8 +44,12 @@ func (w *watching) State() (string, string) {
 
 func (w *watching) set(state, detail string) {
 	w.mu.Lock()
+	changed := w.state != state
 	w.state, w.detail = state, detail
 	w.mu.Unlock()
+	if changed {
+		w.core.voiceChanged() // refreshes the status line
+	}
 }
 
 // exclusions reads the user's lists on top of the built-in rules.
