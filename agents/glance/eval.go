@@ -67,14 +67,11 @@ type EvalOptions struct {
 // OpenAI-compatible server. Failed calls are not retried, so that a
 // case's model_calls counts the calls made.
 func EvalProvider(protocol, baseURL, model, apiKey string) (llm.Provider, error) {
-	cfg := llm.Config{APIKey: apiKey, BaseURL: baseURL, Model: model, MaxRetries: -1}
-	switch strings.ToLower(protocol) {
-	case "anthropic":
-		return llm.NewAnthropic(cfg)
-	case "openai", "":
-		return llm.NewOpenAI(cfg)
+	protocol = strings.ToLower(protocol)
+	if protocol == "" {
+		protocol = llm.ProtocolOpenAI
 	}
-	return nil, fmt.Errorf("unknown protocol %q: use anthropic or openai", protocol)
+	return llm.New(protocol, llm.Config{APIKey: apiKey, BaseURL: baseURL, Model: model, MaxRetries: -1})
 }
 
 // EvalDir runs Decide on every case folder under root/glance and reports

@@ -11,6 +11,7 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"time"
@@ -121,6 +122,32 @@ type Config struct {
 	// Logger receives one debug line per call and a warning per failure;
 	// nil means slog.Default().
 	Logger *slog.Logger
+}
+
+// Wire protocols New knows.
+const (
+	ProtocolAnthropic = "anthropic" // Anthropic Messages API
+	ProtocolOpenAI    = "openai"    // OpenAI-compatible chat completions
+)
+
+// New returns the provider speaking protocol (ProtocolAnthropic or
+// ProtocolOpenAI) with cfg.
+func New(protocol string, cfg Config) (Provider, error) {
+	switch protocol {
+	case ProtocolAnthropic:
+		p, err := NewAnthropic(cfg)
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	case ProtocolOpenAI:
+		p, err := NewOpenAI(cfg)
+		if err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	return nil, fmt.Errorf("unknown protocol %q: use %s or %s", protocol, ProtocolAnthropic, ProtocolOpenAI)
 }
 
 // Defaults applied to a zero Config field.

@@ -507,21 +507,11 @@ func parseDataURL(u string) (string, []byte, error) {
 // pointed at s, with retries off so that each script step is one call.
 func (s *Server) Provider(t testing.TB, protocol string) llm.Provider {
 	t.Helper()
-	cfg := llm.Config{APIKey: "test", Model: "test-model", MaxRetries: -1}
-	var (
-		p   llm.Provider
-		err error
-	)
-	switch protocol {
-	case "anthropic":
-		cfg.BaseURL = s.URL()
-		p, err = llm.NewAnthropic(cfg)
-	case "openai":
-		cfg.BaseURL = s.URL() + "/v1"
-		p, err = llm.NewOpenAI(cfg)
-	default:
-		err = fmt.Errorf("unknown protocol %q", protocol)
+	cfg := llm.Config{APIKey: "test", Model: "test-model", MaxRetries: -1, BaseURL: s.URL()}
+	if protocol == llm.ProtocolOpenAI {
+		cfg.BaseURL += "/v1"
 	}
+	p, err := llm.New(protocol, cfg)
 	if err != nil {
 		t.Fatalf("scripted: %v", err)
 	}

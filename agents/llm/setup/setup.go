@@ -17,9 +17,9 @@ import (
 
 // Kinds of provider.
 const (
-	None      = ""          // Spirit runs on its deterministic layers only
-	Anthropic = "anthropic" // Anthropic Messages API
-	OpenAI    = "openai"    // OpenAI-compatible chat completions (OpenAI, Azure, OpenRouter, Ollama, LM Studio, Gemini)
+	None      = ""                    // Spirit runs on its deterministic layers only
+	Anthropic = llm.ProtocolAnthropic // Anthropic Messages API
+	OpenAI    = llm.ProtocolOpenAI    // OpenAI-compatible chat completions (OpenAI, Azure, OpenRouter, Ollama, LM Studio, Gemini)
 )
 
 // KeyName is the API key's name in the keychain.
@@ -95,11 +95,7 @@ func Provider(ctx context.Context, s Settings, sec secrets.Store, counters *llm.
 	if err != nil && !errors.Is(err, secrets.ErrNotFound) {
 		return nil, err
 	}
-	cfg := llm.Config{APIKey: key, BaseURL: s.BaseURL, Model: s.Roles.Analyst, Counters: counters}
-	if s.Kind == Anthropic {
-		return llm.NewAnthropic(cfg)
-	}
-	return llm.NewOpenAI(cfg)
+	return llm.New(s.Kind, llm.Config{APIKey: key, BaseURL: s.BaseURL, Model: s.Roles.Analyst, Counters: counters})
 }
 
 // Test sends one tiny request and reports what went wrong in plain words.
