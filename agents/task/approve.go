@@ -61,10 +61,10 @@ func (r *Runner) resolveDraft(ctx context.Context, raw json.RawMessage) (draftAc
 	}
 	act := draftAction{Body: a.Body, Subject: strings.TrimSpace(a.Subject)}
 	var err error
-	if act.To, err = addresses(a.To); err != nil {
+	if act.draft.To, err = addresses(a.To); err != nil {
 		return draftAction{}, err
 	}
-	if act.Cc, err = addresses(a.Cc); err != nil {
+	if act.draft.Cc, err = addresses(a.Cc); err != nil {
 		return draftAction{}, err
 	}
 	if len(a.ConversationID) > 0 && string(a.ConversationID) != `""` && string(a.ConversationID) != "null" {
@@ -81,25 +81,26 @@ func (r *Runner) resolveDraft(ctx context.Context, raw json.RawMessage) (draftAc
 			return draftAction{}, fmt.Errorf("thread %d has no message to reply to", id)
 		}
 		act.AccountID, act.ThreadID, act.InReplyTo = th.AccountID, th.ID, m.MessageID
-		if len(act.To) == 0 {
-			act.To = []string{formatAddress(m.From)}
+		if len(act.draft.To) == 0 {
+			act.draft.To = []mail.Address{m.From}
 		}
 		if act.Subject == "" {
 			act.Subject = replySubject(m.Subject)
 		}
 		refs := append(append([]string{}, m.References...), m.MessageID)
-		act.draft = mail.Draft{InReplyTo: m.MessageID, References: dedupe(refs), ConversationID: m.ConversationID, ReplyToRemoteID: m.RemoteID}
+		act.draft.InReplyTo, act.draft.References = m.MessageID, dedupe(refs)
+		act.draft.ConversationID, act.draft.ReplyToRemoteID = m.ConversationID, m.RemoteID
 	} else {
 		accts, err := r.opt.Index.Accounts(ctx)
 		if err != nil || len(accts) == 0 {
 			return draftAction{}, errors.New("no mail account to save a draft in")
 		}
 		act.AccountID = accts[0].ID
-		if len(act.To) == 0 || act.Subject == "" {
+		if len(act.draft.To) == 0 || act.Subject == "" {
 			return draftAction{}, errors.New("a new email needs to and subject")
 		}
 	}
-	act.draft.To, act.draft.Cc = toMail(act.To), toMail(act.Cc)
+	act.To, act.Cc = formatAddresses(act.draft.To), formatAddresses(act.draft.Cc)
 	act.draft.Subject, act.draft.Body = act.Subject, act.Body
 	return act, nil
 }
@@ -132,8 +133,8 @@ func replySubject(s string) string {
 	return "Re: " + s
 }
 
-func addresses(in []string) ([]string, error) {
-	var out []string
+func addresses(in []string) ([]mail.Address, error) {
+	var out []mail.Address
 	for _, s := range in {
 		s = strings.TrimSpace(s)
 		if s == "" {
@@ -143,23 +144,20 @@ func addresses(in []string) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("recipient %q is not an email address", s)
 		}
-		out = append(out, formatAddress(mail.Address{Name: a.Name, Email: a.Address}))
+		out = append(out, mail.Address{Name: a.Name, Email: a.Address})
 	}
 	return out, nil
 }
 
-func formatAddress(a mail.Address) string {
-	if a.Name == "" {
-		return a.Email
-	}
-	return a.Name + " <" + a.Email + ">"
-}
-
-func toMail(in []string) []mail.Address {
-	var out []mail.Address
-	for _, s := range in {
-		if a, err := netmail.ParseAddress(s); err == nil {
-			out = append(out, mail.Address{Name: a.Name, Email: a.Address})
+// formatAddresses renders addresses as the lawyer reads them and as the
+// approval records them: "Name <address>".
+func formatAddresses(as []mail.Address) []string {
+	var out []string
+	for _, a := range as {
+		if a.Name == "" {
+			out = append(out, a.Email)
+		} else {
+			out = append(out, a.Name+" <"+a.Email+">")
 		}
 	}
 	return out

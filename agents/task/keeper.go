@@ -63,14 +63,14 @@ func (r *Runner) Keep(ctx context.Context, now time.Time) (KeepReport, error) {
 			rep.Resumed = append(rep.Resumed, t.Session)
 			r.poke()
 		case t.Status == store.StatusStart && since > StartTimeout && t.Phase != PhaseFailed:
-			r.stop(ctx, t.Session, live, "no progress within 1 hour of its start")
+			r.stop(ctx, t.Session, "no progress within 1 hour of its start")
 			rep.Failed = append(rep.Failed, t.Session)
 		case t.Phase == PhaseWaiting && t.Status != store.StatusFailed && since > WaitTimeout:
-			r.stop(ctx, t.Session, live, "no answer from the lawyer for 24 hours")
+			r.stop(ctx, t.Session, "no answer from the lawyer for 24 hours")
 			rep.Failed = append(rep.Failed, t.Session)
 		case t.Phase != PhaseWaiting && t.Phase != PhaseFailed && t.Status != store.StatusStart &&
 			t.Status != store.StatusFailed && since > ActiveTimeout:
-			r.stop(ctx, t.Session, live, "active for 2 hours without finishing")
+			r.stop(ctx, t.Session, "active for 2 hours without finishing")
 			rep.Failed = append(rep.Failed, t.Session)
 		case t.Status == store.StatusFailed && !t.Escalated && since > EscalateAfter:
 			if err := r.escalate(ctx, t.Session); err != nil {
@@ -83,14 +83,8 @@ func (r *Runner) Keep(ctx context.Context, now time.Time) (KeepReport, error) {
 }
 
 // stop ends a stuck agent's run, if it has one here, and fails it.
-func (r *Runner) stop(ctx context.Context, session string, live bool, why string) {
-	if live {
-		r.mu.Lock()
-		if cancel, ok := r.running[session]; ok {
-			cancel()
-		}
-		r.mu.Unlock()
-	}
+func (r *Runner) stop(ctx context.Context, session, why string) {
+	r.stopRun(session)
 	r.fail(ctx, session, why)
 }
 
@@ -99,18 +93,15 @@ func (r *Runner) escalate(ctx context.Context, session string) error {
 	var n store.Nudge
 	var closed int64
 	err := r.transition(ctx, session, []Phase{PhaseFailed, PhaseWaiting}, func(tx *sql.Tx, t *Task) error {
-		if t.Waiting > 0 {
-			closed = t.Waiting
-			if err := r.opt.Store.CloseNudgeTx(ctx, tx, t.Waiting, store.NudgeExpired); err != nil {
-				return err
-			}
+		var err error
+		if closed, err = r.withdrawTx(ctx, tx, t); err != nil {
+			return err
 		}
 		t.Escalated = true
 		t.Phase = PhaseFailed
 		if err := r.event(ctx, tx, session, "escalated: failed a day ago and nobody answered"); err != nil {
 			return err
 		}
-		var err error
 		n, err = r.helpNudgeTx(ctx, tx, t, "it failed a day ago and still needs you")
 		return err
 	})

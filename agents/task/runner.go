@@ -423,7 +423,7 @@ func plain(err error) string {
 // from; otherwise ErrClosed.
 func (r *Runner) transition(ctx context.Context, session string, from []Phase, fn func(tx *sql.Tx, t *Task) error) error {
 	return r.opt.Store.Tx(ctx, func(tx *sql.Tx) error {
-		t, err := loadTx(ctx, tx, session)
+		t, err := getTask(ctx, tx, session)
 		if err != nil {
 			return err
 		}
@@ -452,17 +452,14 @@ func (r *Runner) fail(ctx context.Context, session, why string) {
 	var n store.Nudge
 	var closed int64
 	err := r.transition(ctx, session, []Phase{PhaseQueued, PhaseRunning, PhaseWaiting}, func(tx *sql.Tx, t *Task) error {
-		if t.Waiting > 0 {
-			closed = t.Waiting
-			if err := r.opt.Store.CloseNudgeTx(ctx, tx, t.Waiting, store.NudgeExpired); err != nil {
-				return err
-			}
+		var err error
+		if closed, err = r.withdrawTx(ctx, tx, t); err != nil {
+			return err
 		}
-		t.Phase, t.Waiting, t.State.Pending = PhaseFailed, 0, nil
+		t.Phase, t.State.Pending = PhaseFailed, nil
 		if _, err := r.opt.Store.AppendAgentTx(ctx, tx, store.AgentRecord{Status: store.StatusFailed, Session: session, Text: why}); err != nil {
 			return err
 		}
-		var err error
 		n, err = r.helpNudgeTx(ctx, tx, t, why)
 		return err
 	})
@@ -491,6 +488,25 @@ func (r *Runner) helpNudgeTx(ctx context.Context, tx *sql.Tx, t *Task, why strin
 	return n, nil
 }
 
+// withdrawTx expires the nudge t waits on, if any, and returns its id.
+func (r *Runner) withdrawTx(ctx context.Context, tx *sql.Tx, t *Task) (int64, error) {
+	if t.Waiting == 0 {
+		return 0, nil
+	}
+	id := t.Waiting
+	t.Waiting = 0
+	return id, r.opt.Store.CloseNudgeTx(ctx, tx, id, store.NudgeExpired)
+}
+
+// stopRun ends the run of session in this process, if it has one.
+func (r *Runner) stopRun(session string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if cancel, ok := r.running[session]; ok {
+		cancel()
+	}
+}
+
 // Nudge kinds the agents raise.
 const (
 	KindQuestion = "question"
@@ -505,28 +521,22 @@ const (
 func (r *Runner) Cancel(ctx context.Context, session, by string) (Task, error) {
 	var closed int64
 	err := r.transition(ctx, session, []Phase{PhaseQueued, PhaseRunning, PhaseWaiting, PhaseFailed}, func(tx *sql.Tx, t *Task) error {
-		if t.Waiting > 0 {
-			closed = t.Waiting
-			if err := r.opt.Store.CloseNudgeTx(ctx, tx, t.Waiting, store.NudgeExpired); err != nil {
-				return err
-			}
+		var err error
+		if closed, err = r.withdrawTx(ctx, tx, t); err != nil {
+			return err
 		}
 		if err := denyPendingTx(ctx, tx, session, r.opt.Now()); err != nil {
 			return err
 		}
-		t.Phase, t.Waiting, t.State.Pending = PhaseCancelled, 0, nil
-		_, err := r.opt.Store.AppendAgentTx(ctx, tx, store.AgentRecord{Status: store.StatusFailed, Session: session,
+		t.Phase, t.State.Pending = PhaseCancelled, nil
+		_, err = r.opt.Store.AppendAgentTx(ctx, tx, store.AgentRecord{Status: store.StatusFailed, Session: session,
 			Text: "cancelled by " + by})
 		return err
 	})
 	if err != nil {
 		return Task{}, fmt.Errorf("cancel %s: %w", session, err)
 	}
-	r.mu.Lock()
-	if stop, ok := r.running[session]; ok {
-		stop()
-	}
-	r.mu.Unlock()
+	r.stopRun(session)
 	if closed > 0 && r.opt.Listener != nil {
 		r.opt.Listener.NudgeClosed(closed)
 	}

@@ -168,14 +168,24 @@ func scanTask(sc scanner) (Task, error) {
 
 // Get returns one task.
 func Get(ctx context.Context, st *store.Store, session string) (Task, error) {
-	t, err := scanTask(st.Reader().QueryRowContext(ctx, `SELECT `+taskCols+taskFrom+` WHERE t.session = ?`, session))
+	t, err := getTask(ctx, st.Reader(), session)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return Task{}, fmt.Errorf("load agent %s: %w", session, err)
+	}
+	return t, err
+}
+
+// rowQuerier is what *sql.DB and *sql.Tx have in common for one row.
+type rowQuerier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func getTask(ctx context.Context, q rowQuerier, session string) (Task, error) {
+	t, err := scanTask(q.QueryRowContext(ctx, `SELECT `+taskCols+taskFrom+` WHERE t.session = ?`, session))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Task{}, fmt.Errorf("%s: %w", session, ErrNotFound)
 	}
-	if err != nil {
-		return Task{}, fmt.Errorf("load agent %s: %w", session, err)
-	}
-	return t, nil
+	return t, err
 }
 
 // List returns tasks, newest first; only those in phases when given.
@@ -226,15 +236,6 @@ func SessionOf(n store.Nudge) string {
 const subjectPrefix = "agent:"
 
 func subjectFor(session string) string { return subjectPrefix + session }
-
-// loadTx reads a task inside a write transaction.
-func loadTx(ctx context.Context, tx *sql.Tx, session string) (Task, error) {
-	t, err := scanTask(tx.QueryRowContext(ctx, `SELECT `+taskCols+taskFrom+` WHERE t.session = ?`, session))
-	if errors.Is(err, sql.ErrNoRows) {
-		return Task{}, fmt.Errorf("%s: %w", session, ErrNotFound)
-	}
-	return t, err
-}
 
 // saveTx writes t's mutable columns.
 func saveTx(ctx context.Context, tx *sql.Tx, t Task, now time.Time) error {
