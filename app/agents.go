@@ -85,20 +85,14 @@ func (d drafter) CreateDraft(ctx context.Context, accountID int64, dr mail.Draft
 type agentListener struct{ c *Core }
 
 func (l agentListener) NudgeCreated(n store.Nudge) {
-	l.c.nudgesShown.Add(1)
-	if p := l.c.ui(); p != nil {
-		p.ShowNudge(n)
-		if n.Kind == task.KindResult {
-			p.Notify("Spirit", n.Message)
-		}
+	notify := ""
+	if n.Kind == task.KindResult {
+		notify = "Spirit"
 	}
+	l.c.present(n, notify)
 }
 
-func (l agentListener) NudgeClosed(id int64) {
-	if p := l.c.ui(); p != nil {
-		p.NudgeClosed(id)
-	}
-}
+func (l agentListener) NudgeClosed(id int64) { l.c.withdraw(id) }
 
 func (l agentListener) Working(n int) {
 	if p := l.c.ui(); p != nil {

@@ -291,9 +291,7 @@ func (c *Core) closeNudgesAbout(ctx context.Context, subject string) {
 			continue
 		}
 		if _, err := c.store.RespondNudge(ctx, n.ID, store.NudgeExpired, ""); err == nil {
-			if p := c.ui(); p != nil {
-				p.NudgeClosed(n.ID)
-			}
+			c.withdraw(n.ID)
 		}
 	}
 }
@@ -349,16 +347,8 @@ func (c *Core) listReminders(ctx context.Context, now time.Time) (string, error)
 
 // Fired implements reminders.Notifier: the firing is recorded; show it.
 func (c *Core) Fired(ctx context.Context, r store.Reminder, n store.Nudge, missed bool) {
-	c.nudgesShown.Add(1)
-	if p := c.ui(); p != nil {
-		p.ShowNudge(n)
-		p.Notify("Spirit reminder", n.Message)
-	}
+	c.present(n, "Spirit reminder")
 }
 
 // Withdrawn implements reminders.Withdrawer.
-func (c *Core) Withdrawn(ctx context.Context, nudgeID int64) {
-	if p := c.ui(); p != nil {
-		p.NudgeClosed(nudgeID)
-	}
-}
+func (c *Core) Withdrawn(ctx context.Context, nudgeID int64) { c.withdraw(nudgeID) }

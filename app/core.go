@@ -392,12 +392,28 @@ func (c *Core) nudge(ctx context.Context, n store.Nudge) (store.Nudge, error) {
 	if err != nil {
 		return store.Nudge{}, fmt.Errorf("record nudge: %w", err)
 	}
-	c.nudgesShown.Add(1)
 	c.event(ctx, "spirit", fmt.Sprintf("nudge-%d", n.ID), n.Kind+": "+n.Message)
+	c.present(n, "")
+	return n, nil
+}
+
+// present shows a recorded nudge, and also as a desktop notification
+// titled notify when that is not empty.
+func (c *Core) present(n store.Nudge, notify string) {
+	c.nudgesShown.Add(1)
 	if p := c.ui(); p != nil {
 		p.ShowNudge(n)
+		if notify != "" {
+			p.Notify(notify, n.Message)
+		}
 	}
-	return n, nil
+}
+
+// withdraw takes down a nudge that is no longer current.
+func (c *Core) withdraw(id int64) {
+	if p := c.ui(); p != nil {
+		p.NudgeClosed(id)
+	}
 }
 
 // Nudges implements api.Backend: the nudges still open.
@@ -449,9 +465,7 @@ func (c *Core) Answer(ctx context.Context, id int64, choice, text string) (store
 		line += ": " + text
 	}
 	c.event(ctx, "user", fmt.Sprintf("nudge-%d", id), line)
-	if p := c.ui(); p != nil {
-		p.NudgeClosed(id)
-	}
+	c.withdraw(id)
 	if err := c.followUp(ctx, n, choice, text); err != nil {
 		// The answer is recorded; tell the lawyer what could not be done.
 		c.log.Error("act on answer", "nudge", id, "err", err)
