@@ -170,6 +170,25 @@ func Tensors(h HParams) []Tensor {
 	add := func(kind Kind, name string, shape ...int32) {
 		out = append(out, Tensor{Name: name, Shape: shape, Kind: kind})
 	}
+	// layer adds the tensors every encoder and decoder block has: its
+	// MLP and self-attention, of width n.
+	layer := func(p string, n int32) {
+		add(F32, p+"mlp_ln.weight", n)
+		add(F32, p+"mlp_ln.bias", n)
+		add(Weight, p+"mlp.0.weight", n, 4*n)
+		add(F32, p+"mlp.0.bias", 4*n)
+		add(Weight, p+"mlp.2.weight", 4*n, n)
+		add(F32, p+"mlp.2.bias", n)
+		add(F32, p+"attn_ln.weight", n)
+		add(F32, p+"attn_ln.bias", n)
+		add(Weight, p+"attn.query.weight", n, n)
+		add(F32, p+"attn.query.bias", n)
+		add(Weight, p+"attn.key.weight", n, n)
+		add(Weight, p+"attn.value.weight", n, n)
+		add(F32, p+"attn.value.bias", n)
+		add(Weight, p+"attn.out.weight", n, n)
+		add(F32, p+"attn.out.bias", n)
+	}
 	add(F32, "encoder.positional_embedding", as, ac)
 	add(Conv, "encoder.conv1.weight", 3, h.NMels, as)
 	add(F32, "encoder.conv1.bias", 1, as) // 2-D in the file, as the C loader wants
@@ -179,21 +198,7 @@ func Tensors(h HParams) []Tensor {
 	add(F32, "encoder.ln_post.bias", as)
 	for i := range h.NAudioLayer {
 		p := fmt.Sprintf("encoder.blocks.%d.", i)
-		add(F32, p+"mlp_ln.weight", as)
-		add(F32, p+"mlp_ln.bias", as)
-		add(Weight, p+"mlp.0.weight", as, 4*as)
-		add(F32, p+"mlp.0.bias", 4*as)
-		add(Weight, p+"mlp.2.weight", 4*as, as)
-		add(F32, p+"mlp.2.bias", as)
-		add(F32, p+"attn_ln.weight", as)
-		add(F32, p+"attn_ln.bias", as)
-		add(Weight, p+"attn.query.weight", as, as)
-		add(F32, p+"attn.query.bias", as)
-		add(Weight, p+"attn.key.weight", as, as)
-		add(Weight, p+"attn.value.weight", as, as)
-		add(F32, p+"attn.value.bias", as)
-		add(Weight, p+"attn.out.weight", as, as)
-		add(F32, p+"attn.out.bias", as)
+		layer(p, as)
 	}
 	add(F32, "decoder.positional_embedding", ts, tc)
 	add(Weight, "decoder.token_embedding.weight", ts, h.NVocab)
@@ -201,21 +206,7 @@ func Tensors(h HParams) []Tensor {
 	add(F32, "decoder.ln.bias", ts)
 	for i := range h.NTextLayer {
 		p := fmt.Sprintf("decoder.blocks.%d.", i)
-		add(F32, p+"mlp_ln.weight", ts)
-		add(F32, p+"mlp_ln.bias", ts)
-		add(Weight, p+"mlp.0.weight", ts, 4*ts)
-		add(F32, p+"mlp.0.bias", 4*ts)
-		add(Weight, p+"mlp.2.weight", 4*ts, ts)
-		add(F32, p+"mlp.2.bias", ts)
-		add(F32, p+"attn_ln.weight", ts)
-		add(F32, p+"attn_ln.bias", ts)
-		add(Weight, p+"attn.query.weight", ts, ts)
-		add(F32, p+"attn.query.bias", ts)
-		add(Weight, p+"attn.key.weight", ts, ts)
-		add(Weight, p+"attn.value.weight", ts, ts)
-		add(F32, p+"attn.value.bias", ts)
-		add(Weight, p+"attn.out.weight", ts, ts)
-		add(F32, p+"attn.out.bias", ts)
+		layer(p, ts)
 		for _, s := range []string{"cross_attn_ln.weight", "cross_attn_ln.bias"} {
 			add(F32, p+s, ts)
 		}
