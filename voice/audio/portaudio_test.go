@@ -102,26 +102,26 @@ func TestCaptureJACKUnplug(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	waitFor(t, statuses, audio.Listening)
+	audiotest.WaitStatus(t, statuses, audio.Listening, deadline)
 	if ports := jack.PortsOf("spirit-test-capture:"); len(ports) != 1 {
 		t.Errorf("capture ports %v, want one input", ports)
 	}
 	readSeconds(t, ctx, c, 0.5)
 
 	jack.Stop()
-	s := waitFor(t, statuses, audio.DeviceLost)
+	s := audiotest.WaitStatus(t, statuses, audio.DeviceLost, deadline)
 	t.Logf("unplugged: %s", s.Detail)
-	s = waitFor(t, statuses, audio.NoMicrophone)
+	s = audiotest.WaitStatus(t, statuses, audio.NoMicrophone, deadline)
 	t.Logf("while unplugged: %s", s.Detail)
 	// Keep retrying: two more attempts, both failing, nothing crashing.
 	n := attempts.Load()
-	waitUntil(t, func() bool { return attempts.Load() >= n+2 })
+	audiotest.WaitUntil(t, func() bool { return attempts.Load() >= n+2 }, deadline)
 	if st := c.Status().State; st != audio.NoMicrophone {
 		t.Errorf("state while unplugged: %q", st)
 	}
 
 	jack.Start()
-	waitFor(t, statuses, audio.Listening)
+	audiotest.WaitStatus(t, statuses, audio.Listening, deadline)
 	if _, err := c.Read(ctx, make([]float32, 16)); !errors.Is(err, audio.ErrGap) {
 		t.Errorf("first Read after replug: %v, want ErrGap", err)
 	}
@@ -131,7 +131,7 @@ func TestCaptureJACKUnplug(t *testing.T) {
 	// client disappears.
 	h := helper.Load()
 	c.Pause()
-	waitFor(t, statuses, audio.Paused)
+	audiotest.WaitStatus(t, statuses, audio.Paused, deadline)
 	if pid := h.HelperPID(); pid != 0 {
 		t.Errorf("helper %d still running while paused", pid)
 	}
@@ -139,7 +139,7 @@ func TestCaptureJACKUnplug(t *testing.T) {
 		t.Errorf("capture ports %v still registered while paused", ports)
 	}
 	c.Resume()
-	waitFor(t, statuses, audio.Listening)
+	audiotest.WaitStatus(t, statuses, audio.Listening, deadline)
 	if ports := jack.PortsOf("spirit-test-capture:"); len(ports) != 1 {
 		t.Errorf("capture ports after Resume: %v", ports)
 	}
@@ -147,37 +147,6 @@ func TestCaptureJACKUnplug(t *testing.T) {
 		t.Errorf("first Read after Resume: %v, want ErrGap", err)
 	}
 	readSeconds(t, ctx, c, 0.2)
-}
-
-func waitFor(t *testing.T, ch <-chan audio.Status, want audio.State) audio.Status {
-	t.Helper()
-	timeout := time.After(deadline)
-	for {
-		select {
-		case s := <-ch:
-			if s.State == want {
-				return s
-			}
-			t.Logf("status %q: %s", s.State, s.Detail)
-		case <-timeout:
-			t.Fatalf("no %q status within %v", want, deadline)
-		}
-	}
-}
-
-// waitUntil polls cond on a ticker until it holds or the deadline passes.
-func waitUntil(t *testing.T, cond func() bool) {
-	t.Helper()
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	timeout := time.After(deadline)
-	for !cond() {
-		select {
-		case <-tick.C:
-		case <-timeout:
-			t.Fatal("condition not met within deadline")
-		}
-	}
 }
 
 func readSeconds(t *testing.T, ctx context.Context, s audio.Source, sec float64) {

@@ -66,10 +66,10 @@ func TestBenchListenIdleCPU(t *testing.T) {
 		<-done
 	}()
 	if mode == "jack" {
-		waitStatus(t, statuses, audio.Listening)
+		audiotest.WaitStatus(t, statuses, audio.Listening, deadline)
 	}
 	// Let the device settle, then measure.
-	waitUntil(t, func() bool { return l.Position() > 2*time.Second })
+	audiotest.WaitUntil(t, func() bool { return l.Position() > 2*time.Second }, deadline)
 	pid := helperPID()
 	self0, child0 := selfCPU(t), procCPU(pid)
 	pos0, start := l.Position(), time.Now()

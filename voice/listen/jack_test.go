@@ -45,7 +45,7 @@ func TestListenerJACK(t *testing.T) {
 			t.Errorf("Run = %v, want context.Canceled", err)
 		}
 	}()
-	waitStatus(t, statuses, audio.Listening)
+	audiotest.WaitStatus(t, statuses, audio.Listening, deadline)
 
 	// Loop a player into the capture port and play the phrases.
 	play := func(x []float32) {
@@ -85,20 +85,20 @@ func TestListenerJACK(t *testing.T) {
 	}
 	// Nothing more follows: wait until the listener has consumed two more
 	// seconds of the (silent) device.
-	waitUntil(t, func() bool { return l.Position() > got[len(got)-1].End+2*time.Second })
+	audiotest.WaitUntil(t, func() bool { return l.Position() > got[len(got)-1].End+2*time.Second }, deadline)
 	if n := len(tr.Lengths()); n != len(truth) {
 		t.Errorf("%d transcription calls, want %d", n, len(truth))
 	}
 
 	// Unplug: reported, retried, survived.
 	jack.Stop()
-	s := waitStatus(t, statuses, audio.DeviceLost)
+	s := audiotest.WaitStatus(t, statuses, audio.DeviceLost, deadline)
 	t.Logf("unplugged: %s", s.Detail)
-	waitStatus(t, statuses, audio.NoMicrophone)
+	audiotest.WaitStatus(t, statuses, audio.NoMicrophone, deadline)
 
 	// Plug back in: listening again, end to end.
 	jack.Start()
-	waitStatus(t, statuses, audio.Listening)
+	audiotest.WaitStatus(t, statuses, audio.Listening, deadline)
 	one, _ := audiotest.Compose([]audiotest.Segment{{Gap: 500 * time.Millisecond, Clip: audiotest.Speak(t, "Resume listening.")}}, time.Second)
 	play(one)
 	select {
@@ -109,36 +109,5 @@ func TestListenerJACK(t *testing.T) {
 	}
 	if pid := helper.Load().HelperPID(); pid == 0 {
 		t.Error("no capture helper running after replug")
-	}
-}
-
-func waitStatus(t *testing.T, ch <-chan audio.Status, want audio.State) audio.Status {
-	t.Helper()
-	timeout := time.After(deadline)
-	for {
-		select {
-		case s := <-ch:
-			if s.State == want {
-				return s
-			}
-			t.Logf("status %q: %s", s.State, s.Detail)
-		case <-timeout:
-			t.Fatalf("no %q status within %v", want, deadline)
-		}
-	}
-}
-
-// waitUntil checks cond on a ticker until it holds or the deadline passes.
-func waitUntil(t *testing.T, cond func() bool) {
-	t.Helper()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	timeout := time.After(deadline)
-	for !cond() {
-		select {
-		case <-tick.C:
-		case <-timeout:
-			t.Fatal("condition not met within deadline")
-		}
 	}
 }

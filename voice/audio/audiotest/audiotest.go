@@ -261,3 +261,37 @@ func (j *Jack) Connect(from, to string) {
 		j.t.Fatalf("jack_connect %s %s: %v\n%s", from, to, err, out)
 	}
 }
+
+// WaitStatus reads ch until a status in state want arrives and returns
+// it, logging the others; t fails if none comes within d.
+func WaitStatus(t testing.TB, ch <-chan audio.Status, want audio.State, d time.Duration) audio.Status {
+	t.Helper()
+	timeout := time.After(d)
+	for {
+		select {
+		case s := <-ch:
+			if s.State == want {
+				return s
+			}
+			t.Logf("status %q: %s", s.State, s.Detail)
+		case <-timeout:
+			t.Fatalf("no %q status within %v", want, d)
+		}
+	}
+}
+
+// WaitUntil checks cond on a ticker until it holds; t fails if it does
+// not within d.
+func WaitUntil(t testing.TB, cond func() bool, d time.Duration) {
+	t.Helper()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	timeout := time.After(d)
+	for !cond() {
+		select {
+		case <-tick.C:
+		case <-timeout:
+			t.Fatal("condition not met within deadline")
+		}
+	}
+}
