@@ -52,30 +52,9 @@ func newEnv(t *testing.T, tokens oauth2.TokenSource, opts gmail.Options) env {
 	return env{fake, conn, sl}
 }
 
+// sync runs one Sync and returns the messages by RemoteID.
 func (e env) sync(t *testing.T, cursor string) (map[string]mail.Message, string) {
-	t.Helper()
-	got := map[string]mail.Message{}
-	next, err := e.conn.Sync(t.Context(), cursor, func(m mail.Message) error {
-		if _, dup := got[m.RemoteID]; dup {
-			t.Errorf("message %s delivered twice", m.RemoteID)
-		}
-		got[m.RemoteID] = m
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("Sync: %v", err)
-	}
-	return got, next
-}
-
-func firstCase(t *testing.T) mailtest.Case {
-	cases := mailtest.LoadCorpus(t)
-	for _, c := range cases {
-		if slices.ContainsFunc(c.Messages, func(m mailtest.Message) bool { return m.Sent }) && len(c.Messages) > 8 {
-			return c
-		}
-	}
-	return cases[0]
+	return mailtest.Sync(t, e.conn, cursor)
 }
 
 func TestSyncCorpus(t *testing.T) {
@@ -178,7 +157,7 @@ func checkRequests(t *testing.T, reqs []recorded) {
 }
 
 func TestSyncDedupesMessagesUnderSeveralLabels(t *testing.T) {
-	c := firstCase(t)
+	c := mailtest.MixedCase(t)
 	e := newEnv(t, nil, gmail.Options{})
 	m := c.Messages[0]
 	id := e.fake.add(m.Raw, threadID(m.ThreadRoot()), m.Date, "INBOX", "SENT", "IMPORTANT")
@@ -189,7 +168,7 @@ func TestSyncDedupesMessagesUnderSeveralLabels(t *testing.T) {
 }
 
 func TestSyncIncremental(t *testing.T) {
-	c := firstCase(t)
+	c := mailtest.MixedCase(t)
 	e := newEnv(t, nil, gmail.Options{PageSize: 2})
 	for _, m := range c.Messages[:len(c.Messages)-3] {
 		label := "INBOX"
@@ -262,7 +241,7 @@ func TestSyncIncremental(t *testing.T) {
 }
 
 func TestSyncHistoryExpired(t *testing.T) {
-	c := firstCase(t)
+	c := mailtest.MixedCase(t)
 	e := newEnv(t, nil, gmail.Options{})
 	e.fake.seed(mailtest.Case{Messages: c.Messages[:5]})
 	_, cursor := e.sync(t, "")
@@ -281,7 +260,7 @@ func TestSyncHistoryExpired(t *testing.T) {
 }
 
 func TestSyncSince(t *testing.T) {
-	c := firstCase(t)
+	c := mailtest.MixedCase(t)
 	since := c.Messages[len(c.Messages)/2].Date
 	e := newEnv(t, nil, gmail.Options{Since: since})
 	e.fake.seed(c)
@@ -299,7 +278,7 @@ func TestSyncSince(t *testing.T) {
 const rateLimited = `{"error":{"code":403,"message":"User-rate limit exceeded.","errors":[{"message":"User-rate limit exceeded.","domain":"usageLimits","reason":"userRateLimitExceeded"}],"status":"PERMISSION_DENIED"}}`
 
 func TestSyncThrottled(t *testing.T) {
-	c := firstCase(t)
+	c := mailtest.MixedCase(t)
 	e := newEnv(t, nil, gmail.Options{Concurrency: 1})
 	e.fake.seed(c)
 	e.fake.fail("/messages", 1, http.StatusTooManyRequests, map[string]string{"Retry-After": "1"},
@@ -336,7 +315,7 @@ func TestForbiddenIsNotRetried(t *testing.T) {
 }
 
 func TestSyncRefreshesExpiredToken(t *testing.T) {
-	c := firstCase(t)
+	c := mailtest.MixedCase(t)
 	ts := oauthtest.NewTokenServer(t)
 	src := oauth.NewTokenSource(ts.Config(), ts.Token("expired-at-google", time.Now().Add(time.Hour)), oauth.TokenSourceOptions{Logger: quiet})
 	e := newEnv(t, src, gmail.Options{})
@@ -389,7 +368,7 @@ func draftHeader(t *testing.T, raw []byte) (gomail.Header, string) {
 }
 
 func TestCreateDraftReply(t *testing.T) {
-	c := firstCase(t)
+	c := mailtest.MixedCase(t)
 	e := newEnv(t, nil, gmail.Options{})
 	e.fake.seed(c)
 	_, cursor := e.sync(t, "")
@@ -443,7 +422,7 @@ func TestCreateDraftReply(t *testing.T) {
 }
 
 func TestCreateDraftFillsFromOriginal(t *testing.T) {
-	c := firstCase(t)
+	c := mailtest.MixedCase(t)
 	e := newEnv(t, nil, gmail.Options{})
 	e.fake.seed(c)
 	orig := replyTarget(t, c)

@@ -51,31 +51,7 @@ func newEnv(t *testing.T, tokens oauth2.TokenSource, opts graph.Options) env {
 
 // sync runs one Sync and returns the messages by RemoteID.
 func (e env) sync(t *testing.T, cursor string) (map[string]mail.Message, string) {
-	t.Helper()
-	got := map[string]mail.Message{}
-	next, err := e.conn.Sync(t.Context(), cursor, func(m mail.Message) error {
-		if _, dup := got[m.RemoteID]; dup {
-			t.Errorf("message %s delivered twice", m.RemoteID)
-		}
-		got[m.RemoteID] = m
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("Sync: %v", err)
-	}
-	return got, next
-}
-
-func firstCase(t *testing.T) mailtest.Case {
-	cases := mailtest.LoadCorpus(t)
-	for _, c := range cases {
-		// A case with both received and sent mail.
-		sent := slices.IndexFunc(c.Messages, func(m mailtest.Message) bool { return m.Sent })
-		if sent >= 0 && len(c.Messages) > 8 {
-			return c
-		}
-	}
-	return cases[0]
+	return mailtest.Sync(t, e.conn, cursor)
 }
 
 func TestSyncCorpus(t *testing.T) {
@@ -188,7 +164,7 @@ func checkRequests(t *testing.T, reqs []recorded, pageSize int) {
 }
 
 func TestSyncIncremental(t *testing.T) {
-	c := firstCase(t)
+	c := mailtest.MixedCase(t)
 	e := newEnv(t, nil, graph.Options{PageSize: 3})
 	e.fake.seed(mailtest.Case{Messages: c.Messages[:len(c.Messages)-2]})
 	first, cursor := e.sync(t, "")
@@ -243,7 +219,7 @@ func TestSyncIncremental(t *testing.T) {
 }
 
 func TestSyncMoveBetweenSyncedFolders(t *testing.T) {
-	c := firstCase(t)
+	c := mailtest.MixedCase(t)
 	e := newEnv(t, nil, graph.Options{})
 	id := e.fake.add(c.Messages[0], "inbox")
 	_, cursor := e.sync(t, "")
@@ -255,7 +231,7 @@ func TestSyncMoveBetweenSyncedFolders(t *testing.T) {
 }
 
 func TestSyncSince(t *testing.T) {
-	c := firstCase(t)
+	c := mailtest.MixedCase(t)
 	e := newEnv(t, nil, graph.Options{Since: c.Messages[len(c.Messages)/2].Date})
 	e.fake.seed(c)
 	got, _ := e.sync(t, "")
@@ -270,7 +246,7 @@ func TestSyncSince(t *testing.T) {
 }
 
 func TestSyncExpiredDeltaLink(t *testing.T) {
-	c := firstCase(t)
+	c := mailtest.MixedCase(t)
 	e := newEnv(t, nil, graph.Options{})
 	e.fake.seed(mailtest.Case{Messages: c.Messages[:5]})
 	_, cursor := e.sync(t, "")
@@ -286,7 +262,7 @@ func TestSyncExpiredDeltaLink(t *testing.T) {
 }
 
 func TestSyncThrottled(t *testing.T) {
-	c := firstCase(t)
+	c := mailtest.MixedCase(t)
 	e := newEnv(t, nil, graph.Options{})
 	e.fake.seed(c)
 	busy := `{"error":{"code":"TooManyRequests","message":"Please retry again later."}}`
@@ -319,7 +295,7 @@ func TestSyncThrottledTooLong(t *testing.T) {
 }
 
 func TestSyncRefreshesExpiredToken(t *testing.T) {
-	c := firstCase(t)
+	c := mailtest.MixedCase(t)
 	ts := oauthtest.NewTokenServer(t)
 	// The token looks valid for an hour, but Graph says it expired.
 	src := oauth.NewTokenSource(ts.Config(), ts.Token("expired-at-graph", time.Now().Add(time.Hour)), oauth.TokenSourceOptions{Logger: quiet})
@@ -394,7 +370,7 @@ func TestSyncRefusesForeignLinks(t *testing.T) {
 }
 
 func TestSyncStopsOnCallbackError(t *testing.T) {
-	c := firstCase(t)
+	c := mailtest.MixedCase(t)
 	e := newEnv(t, nil, graph.Options{})
 	e.fake.seed(c)
 	stop := errors.New("index full")
@@ -416,7 +392,7 @@ func replyTarget(t *testing.T, c mailtest.Case) mailtest.Message {
 }
 
 func TestCreateDraftReply(t *testing.T) {
-	c := firstCase(t)
+	c := mailtest.MixedCase(t)
 	e := newEnv(t, nil, graph.Options{})
 	e.fake.seed(c)
 	_, cursor := e.sync(t, "")
@@ -470,7 +446,7 @@ func TestCreateDraftReply(t *testing.T) {
 }
 
 func TestCreateDraftFindsReplyByMessageID(t *testing.T) {
-	c := firstCase(t)
+	c := mailtest.MixedCase(t)
 	e := newEnv(t, nil, graph.Options{})
 	e.fake.seed(c)
 	orig := replyTarget(t, c)
@@ -506,7 +482,7 @@ func TestCreateDraftNew(t *testing.T) {
 }
 
 func TestCreateDraftPatchFailureRemovesHalfDraft(t *testing.T) {
-	c := firstCase(t)
+	c := mailtest.MixedCase(t)
 	e := newEnv(t, nil, graph.Options{})
 	e.fake.seed(c)
 	orig := replyTarget(t, c)
@@ -524,7 +500,7 @@ func TestCreateDraftPatchFailureRemovesHalfDraft(t *testing.T) {
 }
 
 func TestSearch(t *testing.T) {
-	c := firstCase(t)
+	c := mailtest.MixedCase(t)
 	e := newEnv(t, nil, graph.Options{})
 	e.fake.seed(c)
 	word := strings.Fields(c.Messages[0].Subject)[0]

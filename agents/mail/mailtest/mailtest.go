@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -205,4 +206,36 @@ func addresses(h gomail.Header, key string) []mail.Address {
 		out = append(out, mail.Address{Name: a.Name, Email: a.Address})
 	}
 	return out
+}
+
+// Sync runs one Sync of conn from cursor and returns the delivered
+// messages by RemoteID and the next cursor; a message delivered twice or a
+// failed sync fails t.
+func Sync(t testing.TB, conn mail.Connector, cursor string) (map[string]mail.Message, string) {
+	t.Helper()
+	got := map[string]mail.Message{}
+	next, err := conn.Sync(t.Context(), cursor, func(m mail.Message) error {
+		if _, dup := got[m.RemoteID]; dup {
+			t.Errorf("message %s delivered twice", m.RemoteID)
+		}
+		got[m.RemoteID] = m
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Sync: %v", err)
+	}
+	return got, next
+}
+
+// MixedCase returns a corpus case with both received and sent mail and
+// more than eight messages, or the first case if none has them.
+func MixedCase(t testing.TB) Case {
+	t.Helper()
+	cases := LoadCorpus(t)
+	for _, c := range cases {
+		if slices.ContainsFunc(c.Messages, func(m Message) bool { return m.Sent }) && len(c.Messages) > 8 {
+			return c
+		}
+	}
+	return cases[0]
 }
