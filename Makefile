@@ -24,7 +24,7 @@ export LIBRARY_PATH := $(WHISPER_SRC_DIR)/build/src:$(WHISPER_SRC_DIR)/build/ggm
 # reads this at process start, so it must be in the environment.
 export OMP_WAIT_POLICY ?= passive
 
-.PHONY: all build run test bench deps deps-test vet fmt clean whisper
+.PHONY: all build run test bench fuzz deps deps-test vet fmt clean whisper
 
 all: build
 
@@ -57,10 +57,22 @@ vet: whisper
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
 
+# Seconds of fuzzing per fuzz target: a short run in `make test` (the seed
+# corpora already run as unit tests; this adds a few seconds of new inputs
+# each, about a minute in all), ten minutes each in `make fuzz`. 0 skips.
+FUZZTIME      ?= 3
+FUZZTIME_LONG ?= 600
+
 # Tests start their own Xvfb, openbox and session bus; SPIRIT_REQUIRE_DESKTOP
 # makes a missing tool a failure instead of a skip.
 test: deps-test whisper vet
 	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -count=1 -timeout 20m ./...
+	@GO='$(GO)' build/fuzz.sh $(FUZZTIME)
+
+# Every fuzz target for FUZZTIME_LONG seconds, one after another (hours).
+# A finding is saved under its package's testdata/fuzz/ and named at the end.
+fuzz: deps-test whisper
+	@GO='$(GO)' build/fuzz.sh $(FUZZTIME_LONG)
 
 # Figures print as `BENCH name value unit` and are kept in bin/bench.txt. One
 # package at a time (-p 1): idle-CPU figures must not share the two cores.

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -49,25 +48,13 @@ func runAgents(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	sub, rest := args[0], args[1:]
 	fs, dataDir := flags("agents "+sub, stderr)
 	fs.Usage = func() { fmt.Fprintln(stderr, agentsUsage) }
+	pos, err := parse(fs, rest, 1)
+	if err != nil {
+		return err
+	}
 	var id string
-	if len(rest) > 0 && rest[0] != "" && rest[0][0] != '-' {
-		id, rest = rest[0], rest[1:]
-	}
-	if err := fs.Parse(rest); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
-	}
-	if id == "" && fs.NArg() > 0 {
-		id = fs.Arg(0)
-	} else if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "spirit: unexpected argument %q\n", fs.Arg(0))
-		return errUsage
-	}
-	if fs.NArg() > 1 {
-		fmt.Fprintf(stderr, "spirit: unexpected argument %q\n", fs.Arg(1))
-		return errUsage
+	if len(pos) > 0 {
+		id = pos[0]
 	}
 	switch sub {
 	case "list":
@@ -89,7 +76,10 @@ func runAgents(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	src, closeSrc, err := openAgents(ctx, dir)
+	// A cancel writes several times: wait for another program's lock
+	// once, then say the database is busy.
+	ctx = store.WaitOnce(ctx)
+	src, closeSrc, err := openAgents(ctx, dir, sub != "cancel")
 	if err != nil {
 		return err
 	}
@@ -107,8 +97,9 @@ func runAgents(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 // openAgents talks to the running Spirit when there is one, so a cancel
-// also stops its run at once; otherwise it opens the database.
-func openAgents(ctx context.Context, dir string) (agentSource, func(), error) {
+// also stops its run at once; otherwise it opens the database, only to read
+// it when readOnly (list and show work on a read-only data folder).
+func openAgents(ctx context.Context, dir string, readOnly bool) (agentSource, func(), error) {
 	if info, err := api.ReadInfo(dir); err == nil {
 		c := api.NewClient(info)
 		hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
@@ -120,7 +111,13 @@ func openAgents(ctx context.Context, dir string) (agentSource, func(), error) {
 		// A stale api.json from a Spirit that did not shut down cleanly:
 		// nobody answers, so the database is ours to read.
 	}
-	st, err := store.OpenDir(ctx, dir)
+	open := store.OpenDir
+	if readOnly {
+		open = func(ctx context.Context, dir string) (*store.Store, error) {
+			return store.OpenDirReadOnly(ctx, dir, store.ReadOnlyOptions{})
+		}
+	}
+	st, err := open(ctx, dir)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -21,7 +21,7 @@ func runListen(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	file := fs.String("file", "", "16-bit PCM WAV file to listen to (required)")
 	modelPath := fs.String("model", "", "speech model file (default: the best installed model)")
 	threads := fs.Int("threads", 0, "whisper threads (default: min(4, cores))")
-	if err := parse(fs, args); err != nil {
+	if _, err := parse(fs, args, 0); err != nil {
 		return err
 	}
 	if *file == "" {

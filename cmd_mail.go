@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -40,24 +39,40 @@ type mailEnv struct {
 	dir string
 	st  *store.Store
 	ix  *index.Index
-	sec secrets.Store
+	sec secrets.Store // opened by secrets() when a command needs a secret
 }
 
-func openMail(ctx context.Context, dataDir string) (*mailEnv, error) {
+// openMail opens the database, only to read it when readOnly (list and
+// search work on a read-only data folder and beside a running Spirit).
+func openMail(ctx context.Context, dataDir string, readOnly bool) (*mailEnv, error) {
 	dir, err := platform.DataDir(dataDir)
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.OpenDir(ctx, dir)
+	var st *store.Store
+	if readOnly {
+		st, err = store.OpenDirReadOnly(ctx, dir, store.ReadOnlyOptions{})
+	} else {
+		st, err = store.OpenDir(ctx, dir)
+	}
 	if err != nil {
 		return nil, err
 	}
-	sec, err := secrets.Open(dir)
-	if err != nil {
-		st.Close()
-		return nil, err
+	return &mailEnv{dir: dir, st: st, ix: index.New(st)}, nil
+}
+
+// secrets opens the secret store on first need: opening it probes the OS
+// keychain, which may start a keyring daemon or ask to unlock it — nothing
+// a command that needs no password should cause.
+func (env *mailEnv) secrets() (secrets.Store, error) {
+	if env.sec == nil {
+		sec, err := secrets.Open(env.dir)
+		if err != nil {
+			return nil, err
+		}
+		env.sec = sec
 	}
-	return &mailEnv{dir: dir, st: st, ix: index.New(st), sec: sec}, nil
+	return env.sec, nil
 }
 
 func runMail(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -78,11 +93,19 @@ func runMail(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	sender := fs.String("sender", "", "search: a name or address that wrote in the thread")
 	subject := fs.String("subject", "", "search: the subject as a window title shows it")
-	if err := fs.Parse(rest); err != nil {
-		return errUsage
+	maxArgs := 1 // sync's or remove's account id
+	switch sub {
+	case "list":
+		maxArgs = 0
+	case "search":
+		maxArgs = -1 // words
+	}
+	pos, err := parse(fs, rest, maxArgs)
+	if err != nil {
+		return err
 	}
 	quiet(stderr)
-	env, err := openMail(ctx, *dataDir)
+	env, err := openMail(ctx, *dataDir, sub == "list" || sub == "search")
 	if err != nil {
 		return err
 	}
@@ -92,7 +115,7 @@ func runMail(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	case "list":
 		return mailList(ctx, env, stdout)
 	case "remove":
-		id, err := accountArg(fs)
+		id, err := accountArg(pos)
 		if err != nil || id == 0 {
 			fmt.Fprintln(stderr, "spirit: mail remove needs an account id (see spirit mail list)")
 			return errUsage
@@ -101,13 +124,17 @@ func runMail(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err != nil {
 			return err
 		}
-		if err := accounts.Remove(ctx, env.ix, env.sec, id); err != nil {
+		sec, err := env.secrets()
+		if err != nil {
+			return err
+		}
+		if err := accounts.Remove(ctx, env.ix, sec, id); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "Removed %s and its indexed mail.\n", a.Name)
 		return nil
 	case "sync":
-		id, err := accountArg(fs)
+		id, err := accountArg(pos)
 		if err != nil {
 			fmt.Fprintln(stderr, "spirit: mail sync takes an optional account id")
 			return errUsage
@@ -115,7 +142,7 @@ func runMail(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return mailSync(ctx, env, id, stdout, stderr)
 	}
 	// search
-	hits, err := env.ix.SearchEmail(ctx, index.SearchQuery{Query: strings.Join(fs.Args(), " "), Sender: *sender, Subject: *subject})
+	hits, err := env.ix.SearchEmail(ctx, index.SearchQuery{Query: strings.Join(pos, " "), Sender: *sender, Subject: *subject})
 	if err != nil {
 		return err
 	}
@@ -135,14 +162,12 @@ func runMail(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return nil
 }
 
-func accountArg(fs *flag.FlagSet) (int64, error) {
-	if fs.NArg() == 0 {
+// accountArg is the optional account id among a command's arguments.
+func accountArg(pos []string) (int64, error) {
+	if len(pos) == 0 {
 		return 0, nil
 	}
-	if fs.NArg() > 1 {
-		return 0, errUsage
-	}
-	return strconv.ParseInt(fs.Arg(0), 10, 64)
+	return strconv.ParseInt(pos[0], 10, 64)
 }
 
 func mailList(ctx context.Context, env *mailEnv, stdout io.Writer) error {
@@ -184,7 +209,11 @@ func mailSync(ctx context.Context, env *mailEnv, only int64, stdout, stderr io.W
 		if only != 0 && a.ID != only {
 			continue
 		}
-		conn, err := accounts.Connect(ctx, a, env.sec, nil)
+		sec, err := env.secrets()
+		if err != nil {
+			return err
+		}
+		conn, err := accounts.Connect(ctx, a, sec, nil)
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", a.Name, err)
 			failed++
@@ -232,20 +261,12 @@ func mailAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	clientSecret := fs.String("client-secret", os.Getenv("SPIRIT_GMAIL_CLIENT_SECRET"), "Gmail: the installed app's client secret")
 	tenant := fs.String("tenant", "", "Microsoft: tenant (default common)")
 	// Flags may come before or after the path.
-	var pos []string
-	rest := args[1:]
-	for {
-		if err := fs.Parse(rest); err != nil {
-			return errUsage
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		pos = append(pos, fs.Arg(0))
-		rest = fs.Args()[1:]
+	pos, err := parse(fs, args[1:], 1)
+	if err != nil {
+		return err
 	}
 	quiet(stderr)
-	env, err := openMail(ctx, *dataDir)
+	env, err := openMail(ctx, *dataDir, false)
 	if err != nil {
 		return err
 	}
@@ -305,7 +326,11 @@ func mailAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	if acct, err = accounts.Add(ctx, env.ix, env.sec, acct, cr); err != nil {
+	sec, err := env.secrets()
+	if err != nil {
+		return err
+	}
+	if acct, err = accounts.Add(ctx, env.ix, sec, acct, cr); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "Added %s (account %d). Run `spirit mail sync %d` or let Spirit sync it.\n", acct.Name, acct.ID, acct.ID)

@@ -24,8 +24,13 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	sub := args[0]
 	fs, dataDir := flags("model "+sub, stderr)
-	if err := fs.Parse(args[1:]); err != nil {
-		return errUsage
+	maxArgs := 0
+	if sub == "download" {
+		maxArgs = 1 // one model at a time
+	}
+	pos, err := parse(fs, args[1:], maxArgs)
+	if err != nil {
+		return err
 	}
 	quiet(stderr)
 	dir, err := platform.DataDir(*dataDir)
@@ -49,12 +54,8 @@ func runModel(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 
 	name := model.Default
-	if fs.NArg() > 1 {
-		fmt.Fprintln(stderr, "spirit: download one model at a time")
-		return errUsage
-	}
-	if fs.NArg() == 1 {
-		name = fs.Arg(0)
+	if len(pos) == 1 {
+		name = pos[0]
 	}
 	m, err := model.Lookup(name)
 	if err != nil {
@@ -101,14 +102,26 @@ func progressBar(w io.Writer) model.Progress {
 }
 
 func runEval(args []string, stdout, stderr io.Writer) error {
-	if len(args) >= 2 && args[0] == "glance" {
+	if len(args) > 0 && args[0] == "glance" {
 		return runEvalGlance(args[1:], stdout, stderr)
 	}
-	if len(args) != 2 || args[0] != "intents" {
+	usage := func() error {
 		fmt.Fprintln(stderr, "spirit: usage: spirit eval intents FILE | spirit eval glance DIR [--json] [--provider none|URL [--protocol openai|anthropic] [--model NAME]]")
 		return errUsage
 	}
-	f, err := os.Open(args[1])
+	if len(args) == 0 || args[0] != "intents" {
+		return usage()
+	}
+	fs := flag.NewFlagSet("eval intents", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	pos, err := parse(fs, args[1:], 1)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usage()
+	}
+	f, err := os.Open(pos[0])
 	if err != nil {
 		return err
 	}
@@ -139,24 +152,15 @@ func runEvalGlance(args []string, stdout, stderr io.Writer) error {
 	provider := fs.String("provider", "none", "none (code only), or the base URL of a model provider for the model stages, e.g. http://localhost:11434/v1; the API key is read from $"+providerKeyEnv)
 	protocol := fs.String("protocol", "openai", "the provider's wire protocol with --provider URL: openai (chat completions) or anthropic (Messages API)")
 	modelName := fs.String("model", defaultEvalModel, "the model to ask with --provider URL")
-	var dir string
-	rest := args
-	for len(rest) > 0 {
-		if err := fs.Parse(rest); err != nil {
-			return errUsage
-		}
-		if fs.NArg() == 0 {
-			break
-		}
-		if dir != "" {
-			return errUsage
-		}
-		dir, rest = fs.Arg(0), fs.Args()[1:]
+	pos, err := parse(fs, args, 1)
+	if err != nil {
+		return err
 	}
-	if dir == "" {
+	if len(pos) == 0 {
 		fmt.Fprintln(stderr, "spirit: eval glance needs a DIR holding glance/<case>/")
 		return errUsage
 	}
+	dir := pos[0]
 	opts := glance.EvalOptions{JSON: *jsonOut}
 	if *provider != "none" {
 		if *protocol != "openai" && *protocol != "anthropic" {

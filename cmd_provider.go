@@ -31,13 +31,17 @@ func runProvider(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	triage := fs.String("triage-model", "", "fast model for the glance's first look")
 	analyst := fs.String("analyst-model", "", "stronger model for reading threads")
 	agent := fs.String("agent-model", "", "model for tasks (defaults to the analyst model)")
-	var kind string
-	rest := args[1:]
-	if sub == "set" && len(rest) > 0 && rest[0] != "" && rest[0][0] != '-' {
-		kind, rest = rest[0], rest[1:]
+	maxArgs := 0
+	if sub == "set" {
+		maxArgs = 1 // the kind
 	}
-	if err := parse(fs, rest); err != nil {
+	pos, err := parse(fs, args[1:], maxArgs)
+	if err != nil {
 		return err
+	}
+	var kind string
+	if len(pos) > 0 {
+		kind = pos[0]
 	}
 	quiet(stderr)
 	dir, err := platform.DataDir(*dataDir)

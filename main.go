@@ -21,6 +21,7 @@ import (
 
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app"
+	"github.com/spirit-app/spirit/app/api"
 	"github.com/spirit-app/spirit/platform"
 	"github.com/spirit-app/spirit/voice/audio"
 )
@@ -50,7 +51,8 @@ Usage:
   spirit version                  print the version
 
 Every command accepts --data-dir DIR (default: $SPIRIT_DATA_DIR, else the
-OS's per-user data directory).
+OS's per-user data directory). Flags may come before or after a command's
+arguments; "--" ends them.
 `
 
 func main() {
@@ -106,6 +108,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	case errors.Is(err, errProblems):
 		return 1
+	case errors.Is(err, store.ErrBusy):
+		// Through the running Spirit's API (a 503) or straight from the
+		// database: the same words either way.
+		fmt.Fprintf(stderr, "spirit: %s: another program is writing to %s; try again in a moment\n", api.BusyMessage, store.FileName)
+		return 1
 	}
 	fmt.Fprintf(stderr, "spirit: %v\n", err)
 	return 1
@@ -125,18 +132,69 @@ func flags(name string, stderr io.Writer) (*flag.FlagSet, *string) {
 	return fs, dataDir
 }
 
-func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+// parse parses args with fs, letting flags come anywhere among the
+// positional arguments — `spirit mail sync 1 --data-dir D` as well as
+// `spirit mail sync --data-dir D 1` — and returns the positional arguments
+// in order. "--" ends the flags: whatever follows is positional. More than
+// maxArgs positional arguments (maxArgs < 0: any number) is a usage error
+// naming the first one too many.
+func parse(fs *flag.FlagSet, args []string, maxArgs int) ([]string, error) {
+	var pos []string
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, errUsage // the flag package has said what was wrong
 		}
-		return errUsage
+		consumed := len(rest) - fs.NArg()
+		if endedByDashes(fs, rest, consumed) {
+			pos = append(pos, fs.Args()...)
+			break
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		pos = append(pos, fs.Arg(0))
+		rest = fs.Args()[1:]
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(fs.Output(), "spirit: unexpected argument %q\n", fs.Arg(0))
-		return errUsage
+	if maxArgs >= 0 && len(pos) > maxArgs {
+		fmt.Fprintf(fs.Output(), "spirit: unexpected argument %q\n", pos[maxArgs])
+		return nil, errUsage
 	}
-	return nil
+	return pos, nil
+}
+
+// endedByDashes reports whether fs.Parse, having consumed the first
+// consumed of rest, stopped at a "--" that ends the flags rather than one
+// that was a flag's value (--name --).
+func endedByDashes(fs *flag.FlagSet, rest []string, consumed int) bool {
+	if consumed == 0 || rest[consumed-1] != "--" {
+		return false
+	}
+	return consumed < 2 || !takesValue(fs, rest[consumed-2])
+}
+
+// takesValue reports whether arg is a flag of fs written without "=" whose
+// value is the next argument.
+func takesValue(fs *flag.FlagSet, arg string) bool {
+	name, ok := strings.CutPrefix(arg, "-")
+	if !ok {
+		return false
+	}
+	name = strings.TrimPrefix(name, "-")
+	if name == "" || strings.Contains(name, "=") {
+		return false
+	}
+	f := fs.Lookup(name)
+	if f == nil {
+		return false
+	}
+	if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+		return false
+	}
+	return true
 }
 
 func newLogger(w io.Writer, level string) (*slog.Logger, error) {
@@ -151,7 +209,7 @@ func runSpirit(ctx context.Context, args []string, stderr io.Writer) error {
 	fs, dataDir := flags("spirit", stderr)
 	headless := fs.Bool("headless", false, "run without a GUI: nudges go to the log and the local API")
 	level := fs.String("log-level", envOr("SPIRIT_LOG", "info"), "log level: debug, info, warn, error")
-	if err := parse(fs, args); err != nil {
+	if _, err := parse(fs, args, 0); err != nil {
 		return err
 	}
 	log, err := newLogger(stderr, *level)
@@ -175,7 +233,7 @@ func runSpirit(ctx context.Context, args []string, stderr io.Writer) error {
 
 func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, dataDir := flags("doctor", stderr)
-	if err := parse(fs, args); err != nil {
+	if _, err := parse(fs, args, 0); err != nil {
 		return err
 	}
 	quiet(stderr)
@@ -197,7 +255,7 @@ func runWorld(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs, dataDir := flags("world tail", stderr)
 	n := fs.Int("n", 20, "how many of the latest entries to print")
 	follow := fs.Bool("f", false, "keep printing new entries as they are written")
-	if err := parse(fs, args[1:]); err != nil {
+	if _, err := parse(fs, args[1:], 0); err != nil {
 		return err
 	}
 	quiet(stderr)
@@ -209,7 +267,8 @@ func runWorld(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	st, err := store.OpenDir(ctx, dir)
+	// Reading only: works on a read-only folder and beside a running Spirit.
+	st, err := store.OpenDirReadOnly(ctx, dir, store.ReadOnlyOptions{Follow: *follow})
 	if err != nil {
 		return err
 	}

@@ -222,10 +222,16 @@ func (c *Core) setToggle(ctx context.Context, key string, paused bool, by string
 }
 
 // event appends to the world log; a failure is logged, never fatal to the
-// action that caused it.
+// action that caused it. While another program holds the database locked
+// the store keeps the event in memory and writes it, in order, once it can.
 func (c *Core) event(ctx context.Context, source, id, text string) {
-	if _, err := c.store.AppendEvent(ctx, store.Event{Source: source, Identifier: id, Text: text}); err != nil {
+	pending, err := c.store.LogEvent(ctx, store.Event{Source: source, Identifier: id, Text: text})
+	switch {
+	case err != nil:
 		c.log.Error("world log append failed", "source", source, "err", err)
+	case pending:
+		c.log.Warn("world log: the database is busy; the event is kept to be written once it is free",
+			"source", source, "pending", c.store.Pending())
 	}
 }
 
@@ -335,19 +341,23 @@ func (c *Core) World(ctx context.Context, since int64, limit int) ([]store.Entry
 	return c.store.Since(ctx, since, limit)
 }
 
-// Say implements api.Backend: text handled as if spoken.
+// Say implements api.Backend: text handled as if spoken. Like speech, only
+// what Spirit acts on goes to the world log; other typed words are not kept.
 func (c *Core) Say(ctx context.Context, text string) (api.SayResult, error) {
 	c.says.Add(1)
 	now := c.now()
-	in := intent.ParseWith(text, now, c.parseOptions(ctx))
-	c.event(ctx, "user", "say", text)
+	in, addressed := c.understand(ctx, text, now)
+	if in.Kind == intent.None {
+		return notUnderstoodResult(addressed), nil
+	}
+	c.event(ctx, "user", "say", string(in.Kind)+": "+text)
 	return c.handle(ctx, in, now, "say")
 }
 
 // Heard handles an utterance transcribed at at. Ambient speech is kept only
 // as a transcript (deleted after the retention period), never in the world log.
 func (c *Core) Heard(ctx context.Context, text string, at time.Time) (api.SayResult, error) {
-	in := intent.ParseWith(text, at, c.parseOptions(ctx))
+	in, addressed := c.understand(ctx, text, at)
 	c.heard.Add(1)
 	if days := c.retentionDays(ctx); days > 0 {
 		if _, err := c.store.AddTranscript(ctx, store.Transcript{TS: at, Text: text, Intent: string(in.Kind)}); err != nil {
@@ -355,7 +365,7 @@ func (c *Core) Heard(ctx context.Context, text string, at time.Time) (api.SayRes
 		}
 	}
 	if in.Kind == intent.None {
-		return api.SayResult{Intent: string(in.Kind), Reply: "Nothing to do."}, nil
+		return notUnderstoodResult(addressed), nil
 	}
 	c.commands.Add(1)
 	c.event(ctx, "voice", "command", string(in.Kind)+": "+text)

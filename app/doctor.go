@@ -2,8 +2,10 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -28,14 +30,21 @@ type check struct {
 
 // Doctor checks what Spirit needs and prints one line per part, with the fix
 // for each problem. It reports whether everything is fine.
+//
+// The doctor changes nothing: it reads the database read-only, so it also
+// works beside a running Spirit and on a read-only data folder.
 func Doctor(ctx context.Context, dataDir string, w io.Writer) bool {
+	st, stErr := store.OpenDirReadOnly(ctx, dataDir, store.ReadOnlyOptions{AnySchema: true})
+	if stErr == nil {
+		defer st.Close()
+	}
 	checks := []check{
 		checkDisplay(),
 		checkTray(ctx),
 		checkMicrophone(),
 		checkScreenCapture(),
-		checkSpeech(ctx, dataDir),
-		checkProvider(ctx, dataDir),
+		checkSpeech(ctx, st, dataDir),
+		checkProvider(ctx, st, stErr, dataDir),
 		checkKeychain(dataDir),
 		checkDatabase(ctx, dataDir),
 	}
@@ -142,12 +151,13 @@ func checkScreenCapture() check {
 	return c
 }
 
-func checkSpeech(ctx context.Context, dataDir string) check {
+// checkSpeech loads the speech model the settings in st choose; st may be
+// nil (no database yet), which chooses the best installed one.
+func checkSpeech(ctx context.Context, st *store.Store, dataDir string) check {
 	c := check{name: "speech model"}
 	var pref string
-	if st, err := store.OpenDir(ctx, dataDir); err == nil {
+	if st != nil {
 		pref, _, _ = st.Setting(ctx, settingVoiceModel)
-		st.Close()
 	}
 	path, err := model.Find(dataDir, pref)
 	if err != nil {
@@ -168,14 +178,19 @@ func checkSpeech(ctx context.Context, dataDir string) check {
 	return c
 }
 
-func checkProvider(ctx context.Context, dataDir string) check {
+// checkProvider tests the provider set in st; stErr is why st is nil. The
+// keychain is opened only when a provider is set, since only then is there
+// a key to read.
+func checkProvider(ctx context.Context, st *store.Store, stErr error, dataDir string) check {
 	c := check{name: "model provider"}
-	st, err := store.OpenDir(ctx, dataDir)
-	if err != nil {
-		c.detail = err.Error()
+	switch {
+	case errors.Is(stErr, store.ErrNoData):
+		c.ok, c.detail = true, "none configured yet: Spirit decides with its on-device rules only"
+		return c
+	case stErr != nil:
+		c.detail = "cannot read the settings: the database check below says why"
 		return c
 	}
-	defer st.Close()
 	s, err := setup.Load(ctx, st)
 	if err != nil {
 		c.detail = err.Error()
@@ -208,7 +223,7 @@ func checkKeychain(dataDir string) check {
 	st, err := secrets.Open(dataDir)
 	if err != nil {
 		c.detail = err.Error()
-		c.fix = "unlock your keyring (GNOME Keyring, KWallet, macOS Keychain), or move secrets.json aside to start afresh"
+		c.fix = keychainFix(err, dataDir)
 		return c
 	}
 	if st.Backend() == secrets.BackendFile {
@@ -220,33 +235,135 @@ func checkKeychain(dataDir string) check {
 	return c
 }
 
+// keychainFix advises on a secret store that would not open. Moving
+// secrets.json aside loses every saved password and token, so it is the
+// advice only for a file that is damaged beyond use.
+func keychainFix(err error, dataDir string) string {
+	switch {
+	case errors.Is(err, fs.ErrPermission):
+		return notWritableFix(dataDir)
+	case errors.Is(err, secrets.ErrCorrupt):
+		return "secrets.json in " + dataDir + " is damaged: move it aside and sign in to your mail accounts and model provider again"
+	}
+	return "unlock your keyring (GNOME Keyring, KWallet, macOS Keychain) and run `spirit doctor` again"
+}
+
+// notWritableFix is the advice for a data folder Spirit cannot write in.
+func notWritableFix(dir string) string {
+	return "the data folder " + dir + " is not writable: fix its permissions (chmod u+w " + dir + ")"
+}
+
+// dbFacts is what checkDatabase finds out about spirit.db without
+// changing anything; databaseCheck turns it into advice.
+type dbFacts struct {
+	dir, path string
+	missing   bool  // no spirit.db yet
+	empty     bool  // spirit.db has 0 bytes
+	dirErr    error // why the data folder is not writable
+	fileErr   error // why spirit.db is not writable
+	open      error // from store.OpenReadOnly
+	lock      error // from store.CheckWriteLock: another program's write lock
+	schema    int64
+	integrity error
+	mode      fs.FileMode
+}
+
+// lockWait is how long the doctor waits for another program's write lock
+// before calling the database locked: Spirit's own writes take milliseconds.
+const lockWait = 2 * time.Second
+
 func checkDatabase(ctx context.Context, dataDir string) check {
-	c := check{name: "database"}
-	path := filepath.Join(dataDir, "spirit.db")
-	st, err := store.Open(ctx, path)
-	if err != nil {
-		c.detail = err.Error()
-		c.fix = "move " + path + " aside (keep it: it holds your history) and start Spirit to create a fresh one"
-		return c
-	}
-	defer st.Close()
-	v, err := st.SchemaVersion(ctx)
-	if err != nil {
-		c.detail = err.Error()
-		c.fix = "move " + path + " aside and start Spirit again"
-		return c
-	}
-	if err := st.IntegrityCheck(ctx); err != nil {
-		c.detail = err.Error()
-		c.fix = "restore " + path + " from a backup, or move it aside and start Spirit again"
-		return c
+	path := filepath.Join(dataDir, store.FileName)
+	f := dbFacts{dir: dataDir, path: path, dirErr: writable(dataDir)}
+	if errors.Is(f.dirErr, fs.ErrNotExist) {
+		f.dirErr = nil // Spirit creates the folder
 	}
 	fi, err := os.Stat(path)
-	if err == nil && fi.Mode().Perm()&0o077 != 0 {
-		c.detail = fmt.Sprintf("%s is readable by other users (%v)", path, fi.Mode().Perm())
-		c.fix = "chmod 600 " + path
-		return c
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		f.missing = true
+		return databaseCheck(f)
+	case err != nil:
+		f.open = err
+		return databaseCheck(f)
 	}
-	c.ok, c.detail = true, fmt.Sprintf("%s (schema %d, integrity ok, mode 0600)", path, v)
+	f.empty, f.mode, f.fileErr = fi.Size() == 0, fi.Mode().Perm(), writable(path)
+	if f.empty {
+		return databaseCheck(f)
+	}
+	st, err := store.OpenReadOnly(ctx, path, store.ReadOnlyOptions{AnySchema: true})
+	if err != nil {
+		f.open = err
+		return databaseCheck(f)
+	}
+	defer st.Close()
+	// With st open, the lock check's connection never closes last, so it
+	// never checkpoints: the doctor writes nothing.
+	f.lock = store.CheckWriteLock(ctx, path, lockWait)
+	if f.schema, err = st.SchemaVersion(ctx); err != nil {
+		f.open = err
+		return databaseCheck(f)
+	}
+	f.integrity = st.IntegrityCheck(ctx)
+	return databaseCheck(f)
+}
+
+// databaseCheck names what is wrong with spirit.db and the fix that keeps
+// the lawyer's data. Only a file that is not Spirit's or is damaged is
+// worth replacing with a fresh database; a lock or a permission is fixed
+// where it is.
+func databaseCheck(f dbFacts) check {
+	c := check{name: "database"}
+	moveAside := "move " + f.path + " aside (keep it: it holds your history) and start Spirit to create a fresh one"
+	damaged := "restore " + f.path + " from a backup; if you have none, " + moveAside
+	switch {
+	case f.missing && f.dirErr != nil:
+		c.detail = "no database yet, and Spirit cannot create one: " + f.dirErr.Error()
+		c.fix = notWritableFix(f.dir)
+	case f.missing:
+		c.ok, c.detail = true, "no database yet: Spirit creates "+f.path+" when it starts"
+	case f.empty:
+		c.detail = f.path + " is empty (0 bytes): Spirit will take it for a new database and start afresh"
+		c.fix = "if it held your history, restore " + f.path + " from a backup before starting Spirit; otherwise nothing to do"
+	case errors.Is(f.open, store.ErrBusy) || errors.Is(f.lock, store.ErrBusy):
+		c.detail = "another program holds " + f.path + " locked: Spirit cannot save anything while it does"
+		c.fix = "close the program using it (a backup or sync tool, a database browser, another Spirit), then start Spirit"
+	case errors.Is(f.open, store.ErrCorrupt) || errors.Is(f.integrity, store.ErrCorrupt):
+		c.detail = f.path + " is damaged: " + plainError(errors.Join(f.open, f.integrity))
+		c.fix = damaged
+	case errors.Is(f.open, store.ErrNotSpirit):
+		c.detail = f.open.Error()
+		c.fix = "it is not Spirit's (another program's file?): " + moveAside
+	case errors.Is(f.open, store.ErrNoData):
+		c.ok, c.detail = true, f.path+" holds no data yet: Spirit sets it up when it starts"
+	case errors.Is(f.open, store.ErrSchemaTooNew):
+		c.detail = f.open.Error()
+		c.fix = "update Spirit: a newer version has used this database"
+	case errors.Is(f.open, fs.ErrPermission):
+		c.detail = f.open.Error()
+		c.fix = "fix the permissions of " + f.path + " (chmod 600 " + f.path + ")"
+	case f.open != nil:
+		c.detail = f.open.Error()
+	case f.integrity != nil:
+		c.detail = f.integrity.Error()
+		c.fix = damaged
+	case f.lock != nil:
+		c.detail = "could not check whether another program holds the database: " + f.lock.Error()
+	case f.dirErr != nil:
+		c.detail = f.dirErr.Error()
+		c.fix = notWritableFix(f.dir)
+	case f.fileErr != nil:
+		c.detail = f.path + " is not writable: " + f.fileErr.Error()
+		c.fix = "fix its permissions (chmod 600 " + f.path + ")"
+	case f.mode&0o077 != 0:
+		c.detail = fmt.Sprintf("%s is readable by other users (%v)", f.path, f.mode)
+		c.fix = "chmod 600 " + f.path
+	default:
+		c.ok = true
+		c.detail = fmt.Sprintf("%s (schema %d, integrity ok, mode 0600)", f.path, f.schema)
+		if latest := store.LatestSchemaVersion(); f.schema < latest {
+			c.detail = fmt.Sprintf("%s (schema %d, upgraded to %d when Spirit starts; integrity ok, mode 0600)", f.path, f.schema, latest)
+		}
+	}
 	return c
 }

@@ -64,7 +64,9 @@ func (c *Core) glanceOn(ctx context.Context, sw screen.Switch) {
 			}
 		}
 	}
-	if m, ok := c.glanceModels(ctx); ok && err == nil {
+	// A code stage over its budget is not run again under the models:
+	// DecideWithModels starts with the same code, and the user has moved on.
+	if m, ok := c.glanceModels(ctx); ok && err == nil && d.Reason != glance.ReasonOverBudget {
 		d, err = glance.DecideWithModels(ctx, ix, in, m, shot)
 	}
 	if err != nil {
@@ -72,7 +74,11 @@ func (c *Core) glanceOn(ctx context.Context, sw screen.Switch) {
 		return
 	}
 	if !d.Surface {
-		c.event(ctx, "glance", sw.App, "silent: "+d.Reason+" ("+d.Stage+")")
+		reason := d.Reason
+		if reason == glance.ReasonOverBudget {
+			reason = "code stage over budget"
+		}
+		c.event(ctx, "glance", sw.App, "silent: "+reason+" ("+d.Stage+")")
 		return
 	}
 	subject := "glance:" + d.MessageID

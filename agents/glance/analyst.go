@@ -25,6 +25,10 @@ func analyse(ctx context.Context, ix *index.Index, in Input, cand candidate) (De
 	}
 	var threads []index.Thread
 	for _, h := range hits {
+		// Reading a thread is a query per hit: stop when time is up.
+		if err := ctx.Err(); err != nil {
+			return d, fmt.Errorf("read threads: %w", err)
+		}
 		switch h.Match {
 		case index.MatchSubject, index.MatchSubjectPrefix:
 		case index.MatchSubjectSimilar:
@@ -57,7 +61,11 @@ func analyse(ctx context.Context, ix *index.Index, in Input, cand candidate) (De
 		d.Reason = ReasonAmbiguous
 		return d, nil
 	}
-	return judge(threads[0], in), nil
+	d, err = judge(ctx, threads[0], in)
+	if err != nil {
+		return silent(StageAnalyst, ReasonNoMatch), err
+	}
+	return d, nil
 }
 
 // seen keeps the messages the user could have seen at in.Now: sent
@@ -81,8 +89,9 @@ func hasSender(t index.Thread, cand candidate) bool {
 	return false
 }
 
-// judge decides on the newest message of a matched thread.
-func judge(t index.Thread, in Input) Decision {
+// judge decides on the newest message of a matched thread; an error
+// means ctx ended before it did.
+func judge(ctx context.Context, t index.Thread, in Input) (Decision, error) {
 	last := t.Messages[len(t.Messages)-1]
 	d := Decision{
 		Stage:     StageAnalyst,
@@ -105,7 +114,10 @@ func judge(t index.Thread, in Input) Decision {
 				}
 			}
 		}
-		ask, needs := findAsk(last.Body, in.MeName, others)
+		ask, needs, err := findAsk(ctx, last.Body, in.MeName, others)
+		if err != nil {
+			return silent(StageAnalyst, ReasonNoMatch), err
+		}
 		if !needs {
 			d.Reason = ReasonFYI
 			break
@@ -117,7 +129,7 @@ func judge(t index.Thread, in Input) Decision {
 			d.ActionPrompt += ": " + ask
 		}
 	}
-	return d
+	return d, nil
 }
 
 func isMe(addr string, me []string) bool {

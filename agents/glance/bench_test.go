@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,6 +66,13 @@ const benchRepeats = 20
 //     delay. What remains is Decide, the index searches and thread reads
 //     the tools run, prompt building and tool-call parsing. It is a
 //     reported figure, never asserted on.
+//   - glance_decision_500kb_title_ms: the 95th percentile of one Decide
+//     call, benchRepeats times after a warm-up, on the SNDA case with its
+//     title replaced by "RE: " and "SNDA " 100,000 times (500 KB), a title
+//     no client makes. It shows that the code stage's work is capped
+//     (index.MaxSubjectRunes, the title's head and tail) and does not grow
+//     with the title: it should stay near glance_decision_p95_ms, far
+//     below CodeBudget. The decision is no_match; any other fails the run.
 func TestBenchGlance(t *testing.T) {
 	if os.Getenv("SPIRIT_BENCH") != "1" {
 		t.Skip("set SPIRIT_BENCH=1 to run the glance benchmark")
@@ -159,6 +167,38 @@ func TestBenchGlance(t *testing.T) {
 	fmt.Printf("BENCH model_calls_per_100_switches %.1f calls\n", 100*float64(escalate)/float64(len(sw)))
 
 	benchOverhead(t, tmp)
+	benchHugeTitle(t, tmp)
+}
+
+// benchHugeTitle prints glance_decision_500kb_title_ms (see
+// TestBenchGlance).
+func benchHugeTitle(t *testing.T, tmp string) {
+	ctx := t.Context()
+	dir := filepath.Join(publicCases, "glance", "snda-needs-reply")
+	if !fileExists(filepath.Join(dir, "case.json")) {
+		t.Logf("no case %s: glance_decision_500kb_title_ms not measured", dir)
+		return
+	}
+	c, in, err := readBenchCase(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix := benchIndex(ctx, t, filepath.Join(tmp, "huge-title.db"), c.ID, filepath.Join(dir, "mailbox.mbox"), c.Me.Name, c.Me.Addresses)
+	in.Title = "RE: " + strings.Repeat("SNDA ", 100_000)
+	var durs []time.Duration
+	for i := range benchRepeats + 1 {
+		start := time.Now()
+		d, err := Decide(ctx, ix, in)
+		took := time.Since(start)
+		if err != nil || d.Surface || d.Reason != ReasonNoMatch {
+			t.Fatalf("500 KB title, run %d: %+v, %v: want silent no_match", i, d, err)
+		}
+		if i > 0 { // the first run warms the index
+			durs = append(durs, took)
+		}
+	}
+	t.Logf("500 KB title over %d decisions: p50 %v, p95 %v, max %v", benchRepeats, percentile(durs, 0.50), percentile(durs, 0.95), percentile(durs, 1))
+	fmt.Printf("BENCH glance_decision_500kb_title_ms %.3f ms\n", float64(percentile(durs, 0.95))/float64(time.Millisecond))
 }
 
 // overheadRuns is how many model-backed glances per protocol the

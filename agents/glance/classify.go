@@ -1,6 +1,8 @@
 package glance
 
 import (
+	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"unicode"
@@ -29,13 +31,18 @@ var (
 //
 // others holds the first names of the message's other recipients: only
 // they count as addressees, so that "Tomorrow, we…" is not taken for one.
-func findAsk(body, me string, others []string) (ask string, needs bool) {
+// The work grows with the body, which the index does not cap, so ctx is
+// checked on every line: an error means the time ran out.
+func findAsk(ctx context.Context, body, me string, others []string) (ask string, needs bool, err error) {
 	if noActionRe.MatchString(body) {
-		return "", false
+		return "", false, nil
 	}
 	first := firstName(me)
 	toOther := false
 	for _, line := range logicalLines(body) {
+		if err := ctx.Err(); err != nil {
+			return "", false, fmt.Errorf("find ask: %w", err)
+		}
 		if m := vocativeRe.FindStringSubmatch(line); m != nil && len(line) > len(m[0]) && !isGreeting(m[1]) {
 			switch {
 			case strings.EqualFold(m[1], first) || isGroup(m[1]):
@@ -50,11 +57,11 @@ func findAsk(body, me string, others []string) (ask string, needs bool) {
 		text := courtesyRe.ReplaceAllString(line, " ")
 		for _, s := range sentences(text) {
 			if strings.HasSuffix(s, "?") || requestRe.MatchString(s) {
-				return shorten(listItemRe.ReplaceAllString(s, ""), 160), true
+				return shorten(listItemRe.ReplaceAllString(s, ""), 160), true, nil
 			}
 		}
 	}
-	return "", false
+	return "", false, nil
 }
 
 func firstName(name string) string {
@@ -104,6 +111,16 @@ func containsFold(list []string, s string) bool {
 // list item. It stops at the signature.
 func logicalLines(body string) []string {
 	var out []string
+	// The logical line being joined is built in place: appending each
+	// wrapped line to a finished string would copy it again per line,
+	// quadratic in a long paragraph.
+	var cur strings.Builder
+	flush := func() {
+		if cur.Len() > 0 {
+			out = append(out, cur.String())
+			cur.Reset()
+		}
+	}
 	open := false // the last logical line continues
 	for _, raw := range strings.Split(body, "\n") {
 		line := strings.TrimSpace(raw)
@@ -112,17 +129,20 @@ func logicalLines(body string) []string {
 			open = false
 			continue
 		case sigStartRe.MatchString(line):
+			flush()
 			return out
 		}
 		if open && !listItemRe.MatchString(line) {
-			out[len(out)-1] += " " + line
+			cur.WriteByte(' ')
 		} else {
-			out = append(out, line)
+			flush()
 		}
+		cur.WriteString(line)
 		// A short line ending in a comma is a salutation ("Hi Priya,").
 		salutation := strings.HasSuffix(line, ",") && len(strings.Fields(line)) <= 3
 		open = !salutation && !strings.ContainsAny(line[len(line)-1:], ".?!:;")
 	}
+	flush()
 	return out
 }
 
@@ -157,13 +177,22 @@ func sentences(text string) []string {
 }
 
 // abbrevBefore reports whether the word before a full stop is a number
-// or a short abbreviation rather than the end of a sentence.
+// or a short abbreviation rather than the end of a sentence. Only that
+// last word is read, backwards from the stop: splitting all of r into
+// words would reread the sentence at every abbreviation in it.
 func abbrevBefore(r []rune) bool {
-	f := strings.Fields(string(r))
-	if len(f) == 0 {
+	end := len(r)
+	for end > 0 && unicode.IsSpace(r[end-1]) {
+		end--
+	}
+	begin := end
+	for begin > 0 && !unicode.IsSpace(r[begin-1]) {
+		begin--
+	}
+	if begin == end {
 		return true
 	}
-	w := strings.TrimLeft(f[len(f)-1], "(\"'")
+	w := strings.TrimLeft(string(r[begin:end]), "(\"'")
 	if w == "" {
 		return true
 	}

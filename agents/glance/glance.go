@@ -9,6 +9,7 @@ package glance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -28,7 +29,24 @@ const (
 	ReasonFYI            = "fyi"
 	ReasonNewsletter     = "newsletter"
 	ReasonExcluded       = "excluded"
+	// ReasonOverBudget: the code stage ran out of CodeBudget before it
+	// decided, so the glance stays silent.
+	ReasonOverBudget = "over_budget"
 )
+
+// CodeBudget bounds the code stage of one glance (triage and analyst) by
+// the wall clock, as Models.Timeout bounds each model stage. On any real
+// window the code decides in milliseconds (see glance_decision_p95_ms in
+// `make bench`) and its work is capped (index.MaxSubjectRunes, the
+// title's head and tail, maxScreenRunes), so the budget is a backstop for
+// what the caps do not bound (a huge index, a huge message body, a slow
+// disk): a nudge that comes seconds after the switch is about a window the
+// user has left, and a glance must never hold the next one up.
+const CodeBudget = 2 * time.Second
+
+// errOverBudget is the cause of the code stage's context when CodeBudget
+// runs out, which tells it from the caller's cancellation.
+var errOverBudget = errors.New("code stage over budget")
 
 // Stages that decide.
 const (
@@ -72,8 +90,15 @@ type Decision struct {
 }
 
 // Decide runs the triage and the analyst on one window switch. An error
-// comes with a silent Decision that names the stage that failed.
+// comes with a silent Decision that names the stage that failed. A code
+// stage that runs out of CodeBudget is silent with ReasonOverBudget and
+// no error: nothing failed, the glance gave up in time.
 func Decide(ctx context.Context, ix *index.Index, in Input) (Decision, error) {
+	return decide(ctx, ix, in, CodeBudget)
+}
+
+// decide is Decide with the code stage's budget.
+func decide(ctx context.Context, ix *index.Index, in Input, budget time.Duration) (Decision, error) {
 	if in.Excluded {
 		return silent(StageGate, ReasonExcluded), nil
 	}
@@ -82,15 +107,38 @@ func Decide(ctx context.Context, ix *index.Index, in Input) (Decision, error) {
 	if ex, _ := screen.NewExclusions(nil, nil).Match(platform.Window{Title: in.Title, Name: in.App, Process: in.App}); ex {
 		return silent(StageGate, ReasonExcluded), nil
 	}
+	bctx, cancel := context.WithTimeoutCause(ctx, budget, errOverBudget)
+	defer cancel()
 	cand, ok := triage(in)
+	if overBudget(ctx, bctx) {
+		return silent(StageTriage, ReasonOverBudget), nil
+	}
 	if !ok {
 		return silent(StageTriage, ReasonNotEmail), nil
 	}
-	d, err := analyse(ctx, ix, in, cand)
+	return analyseBudgeted(ctx, bctx, ix, in, cand)
+}
+
+// analyseBudgeted runs the analyst under bctx, the code stage's budget
+// derived from ctx, and turns running out of it into a silent decision.
+func analyseBudgeted(ctx, bctx context.Context, ix *index.Index, in Input, cand candidate) (Decision, error) {
+	d, err := analyse(bctx, ix, in, cand)
+	if overBudget(ctx, bctx) {
+		// Also when analyse finished just as time ran out: a verdict
+		// reached after the budget is as late as one never reached.
+		return silent(StageAnalyst, ReasonOverBudget), nil
+	}
 	if err != nil {
 		return silent(StageAnalyst, d.Reason), fmt.Errorf("glance: %w", err)
 	}
 	return d, nil
+}
+
+// overBudget reports whether bctx ended because the code stage's budget
+// ran out rather than because ctx, the caller's, was cancelled (which is
+// an error for the caller to see).
+func overBudget(ctx, bctx context.Context) bool {
+	return ctx.Err() == nil && errors.Is(context.Cause(bctx), errOverBudget)
 }
 
 // candidate is what the triage found to look for.
@@ -106,6 +154,9 @@ type candidate struct {
 func triage(in Input) (candidate, bool) {
 	ti := ParseTitle(in.App, in.Title)
 	si := ParseScreen(in.ScreenText)
+	// What is matched is capped: every later step (normalising, titleAgrees,
+	// the index's search) then does bounded work, however long the title.
+	ti.Subject, si.Subject = index.CapSubject(ti.Subject), index.CapSubject(si.Subject)
 	switch {
 	case ti.Mail() && ti.Subject != "":
 		c := candidate{Subject: ti.Subject}

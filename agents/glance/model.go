@@ -123,12 +123,14 @@ func DecideWithModels(ctx context.Context, ix *index.Index, in Input, m Models, 
 			return d, nil
 		}
 		calls = d.ModelCalls
-		d, err = analyse(ctx, ix, in, *cand)
+		// The code analyst matching the model's subject is code like
+		// Decide's, with a budget of its own.
+		bctx, cancel := context.WithTimeoutCause(ctx, CodeBudget, errOverBudget)
+		d, err = analyseBudgeted(ctx, bctx, ix, in, *cand)
+		cancel()
 		d.ModelCalls = calls
 		if err != nil {
-			s := silent(StageAnalyst, d.Reason)
-			s.ModelCalls = calls
-			return s, fmt.Errorf("glance: %w", err)
+			return d, err
 		}
 	}
 	if d.Surface && d.Reason == ReasonNeedsReply && d.MessageID != "" && m.Analyst != nil {
@@ -200,8 +202,9 @@ func modelTriage(ctx context.Context, m Models, in Input, shot *Image) (*candida
 		// confident match to make.
 		return nil, 1, fmt.Errorf("%s: dig_in without a subject", toolFinalizeTriage)
 	}
-	// The subject is read off pixels and may be misread, like OCR.
-	c := &candidate{Subject: subject, FromScreen: true}
+	// The subject is read off pixels and may be misread, like OCR; it is
+	// capped like any other subject the code matches.
+	c := &candidate{Subject: index.CapSubject(subject), FromScreen: true}
 	if s := strings.TrimSpace(a.Sender); strings.Contains(s, "@") {
 		c.SenderEmail = fixOCRAddress(s)
 	} else {

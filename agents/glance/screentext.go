@@ -31,12 +31,20 @@ var (
 	toolbarWords = "file home view help send receive folder reply all forward meeting more new mail delete archive report sweep move to search q get messages write chat address book tag quick filter junk outlook options message insert draw format text review tools / v ... … print mark as unread read flag"
 )
 
+// maxScreenRunes caps the screen text read. A 4K screen filled wall to
+// wall with 8×18-pixel text holds about 58,000 characters, and OCR of a
+// real window gives a fraction of that; more is not text off a screen. The
+// header block the triage looks for sits near the top, which the cut
+// keeps, and every regular expression below then runs over bounded text.
+const maxScreenRunes = 64 << 10
+
 // ParseScreen reads OCR text of a window for an open email's subject and
 // sender. It uses the layout mail clients share (a From line or a
 // "Name <address>" line under the subject, To/Cc/date lines, Reply and
 // Forward controls), not any client's exact wording.
 func ParseScreen(text string) ScreenInfo {
 	var info ScreenInfo
+	text = headRunes(text, maxScreenRunes)
 	if strings.TrimSpace(text) == "" {
 		return info
 	}
@@ -158,4 +166,15 @@ func fixOCRAddress(a string) string {
 		}
 	}
 	return a
+}
+
+// headRunes returns the first n runes of s, reading no further.
+func headRunes(s string, n int) string {
+	for i := range s {
+		if n == 0 {
+			return s[:i]
+		}
+		n--
+	}
+	return s
 }

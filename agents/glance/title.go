@@ -3,6 +3,9 @@ package glance
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
+
+	"github.com/spirit-app/spirit/agents/mail/index"
 )
 
 // TitleInfo is what a window title says about the email on screen.
@@ -51,7 +54,7 @@ var titleSepRe = regexp.MustCompile(`\s+[-–—•|]\s+`)
 // subject. Only the title's structure is used, never its words beyond
 // client and folder names, so that it works for any subject.
 func ParseTitle(app, title string) TitleInfo {
-	title = strings.TrimSpace(title)
+	title = strings.TrimSpace(capTitle(title))
 	lowApp := strings.ToLower(app)
 	switch {
 	case strings.Contains(lowApp, "thunderbird") || thunderbirdSuffixRe.MatchString(title):
@@ -156,6 +159,40 @@ func parseWebmail(title string) TitleInfo {
 		return TitleInfo{Client: client, List: true}
 	}
 	return TitleInfo{Client: client, Subject: subject}
+}
+
+// A title is read as its first titleHeadRunes runes and its last
+// titleTailRunes: the subject comes first, and the names that say which
+// client shows it (" - Message (HTML)", an account, a webmail product, a
+// browser and its profile) come last and are short. A longer title is
+// not a mail client's: no subject is longer than index.MaxSubjectRunes.
+const (
+	titleHeadRunes = index.MaxSubjectRunes
+	titleTailRunes = 500
+)
+
+// capTitle joins a long title's head and tail with a space, so that the
+// parser finds the client's names at the end as in the whole title, and
+// the subject it finds is at least the head, which index.CapSubject then
+// cuts to exactly the head. The joint is not an ellipsis: that would make
+// the subject a truncated one, matched as a prefix of longer subjects. It
+// reads only the head and the tail, so parsing costs the same for a title
+// of any length.
+func capTitle(title string) string {
+	head := 0
+	for n := 0; n < titleHeadRunes && head < len(title); n++ {
+		_, size := utf8.DecodeRuneInString(title[head:])
+		head += size
+	}
+	tail := len(title)
+	for n := 0; n < titleTailRunes && tail > head; n++ {
+		_, size := utf8.DecodeLastRuneInString(title[:tail])
+		tail -= size
+	}
+	if tail <= head {
+		return title
+	}
+	return title[:head] + " " + title[tail:]
 }
 
 func isFolder(s string) bool { return folderRe.MatchString(strings.TrimSpace(s)) }

@@ -74,8 +74,9 @@ func TestFindAsk(t *testing.T) {
 		{"Dana – two questions:\n1. Do you expect the estoppels by Tuesday?\nRay – please circulate the pro forma.", []string{"Ray"}, true},
 	}
 	for _, tt := range tests {
-		if _, needs := findAsk(tt.body, "Dana Whitfield", tt.others); needs != tt.needs {
-			t.Errorf("findAsk(%q) = %v, want %v", tt.body, needs, tt.needs)
+		_, needs, err := findAsk(t.Context(), tt.body, "Dana Whitfield", tt.others)
+		if err != nil || needs != tt.needs {
+			t.Errorf("findAsk(%q) = %v, %v, want %v", tt.body, needs, err, tt.needs)
 		}
 	}
 }

@@ -180,7 +180,7 @@ func anthropicClassify(err error) *Error {
 		if json.Unmarshal([]byte(apiErr.RawJSON()), &body) == nil && body.Error.Message != "" {
 			e.Detail = body.Error.Message
 		} else {
-			e.Detail = truncate(apiErr.RawJSON(), 300)
+			e.Detail = apiErr.RawJSON()
 		}
 		return e
 	}
@@ -196,9 +196,9 @@ func classifyTransport(err error) *Error {
 	// Both SDKs report an undecodable 200 body as "error parsing response
 	// json: ..." without a typed error to match on.
 	if errors.As(err, &syn) || errors.As(err, &typ) || strings.Contains(msg, "parsing response json") {
-		return &Error{Kind: ErrBadResponse, Detail: truncate(msg, 300)}
+		return &Error{Kind: ErrBadResponse, Detail: msg}
 	}
-	return &Error{Kind: ErrUnavailable, Detail: truncate(msg, 300)}
+	return &Error{Kind: ErrUnavailable, Detail: msg}
 }
 
 // rawOrEmpty makes sure tool input is a JSON object even when absent.

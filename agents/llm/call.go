@@ -5,18 +5,26 @@ import (
 	"errors"
 	"log/slog"
 	"time"
+
+	"github.com/spirit-app/spirit/agents/redact"
 )
+
+// maxDetail bounds an error's Detail: some servers answer with a page of
+// HTML.
+const maxDetail = 300
 
 // call runs one completion attempt sequence (the SDK retries inside do)
 // under the per-call timeout, then logs, counts and normalises the error.
-// classify turns a non-context SDK error into an *Error with a redacted
-// detail; it is only called when the context did not end the call.
+// classify turns a non-context SDK error into an *Error with the provider's
+// detail, which call scrubs and shortens; it is only called when no
+// deadline or cancellation ended the call.
 func call(ctx context.Context, cfg Config, provider, model string,
 	do func(ctx context.Context) (Response, error),
 	classify func(err error) *Error,
 ) (Response, error) {
 	start := time.Now()
-	callCtx, cancel := context.WithTimeout(ctx, cfg.timeout())
+	timeout := cfg.timeout()
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
 	resp, err := do(callCtx)
@@ -26,13 +34,17 @@ func call(ctx context.Context, cfg Config, provider, model string,
 		switch {
 		case errors.As(err, &e):
 			// Already normalised (e.g. a response we could not map).
-		case callCtx.Err() != nil:
-			e = contextError(&Error{}, ctx, callCtx)
+		case callCtx.Err() != nil || errors.Is(err, context.DeadlineExceeded):
+			// The second: the SDK's per-attempt timeout, which equals ours.
+			e = contextError(ctx, start, timeout)
 		default:
 			e = classify(err)
 		}
 		e.Provider, e.Model = provider, model
-		e.Detail = redact(e.Detail, cfg.APIKey)
+		// Scrub before cutting: a cut through the key would leave a
+		// prefix that no longer matches it. The first 64 KiB are plenty
+		// for maxDetail and bound the scrubber's work on a page of HTML.
+		e.Detail = truncate(redact.String(e.Detail[:min(len(e.Detail), 64<<10)], cfg.APIKey), maxDetail)
 		cfg.Counters.AddError(model)
 		log.LogAttrs(ctx, slog.LevelWarn, "llm call failed",
 			slog.String("provider", provider), slog.String("model", model),

@@ -221,7 +221,7 @@ func openaiClassify(err error) *Error {
 	if errors.As(err, &apiErr) {
 		e := &Error{Status: apiErr.StatusCode, Kind: kindForStatus(apiErr.StatusCode), Detail: apiErr.Message}
 		if e.Detail == "" {
-			e.Detail = truncate(apiErr.RawJSON(), 300)
+			e.Detail = apiErr.RawJSON()
 		}
 		return e
 	}

@@ -279,8 +279,8 @@ func TestCallerCancel(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(100*time.Millisecond, cancel)
 		_, err := p.Complete(ctx, llm.Request{Messages: []llm.Message{userSays("hi")}})
-		if !errors.Is(err, context.Canceled) || errors.Is(err, llm.ErrTimeout) {
-			t.Fatalf("err = %v, want context.Canceled and not ErrTimeout", err)
+		if !errors.Is(err, context.Canceled) || !errors.Is(err, llm.ErrCanceled) || errors.Is(err, llm.ErrTimeout) || errors.Is(err, llm.ErrUnavailable) {
+			t.Fatalf("err = %v, want ErrCanceled and context.Canceled, not ErrTimeout or ErrUnavailable", err)
 		}
 	})
 }

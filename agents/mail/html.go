@@ -20,6 +20,12 @@ type HTMLLayout struct {
 	TabCells bool
 }
 
+// maxQuoteDepth caps the "> " prefixes of one line. Deeper quoting is
+// history of history, which the prefix need not tell apart; uncapped, a
+// small message of a few thousand nested <blockquote>s and <br>s renders
+// to gigabytes (a prefix as long as the nesting on every line).
+const maxQuoteDepth = 4
+
 // HTMLToText renders an HTML body as plain text in the default layout.
 func HTMLToText(s string) string { return HTMLLayout{}.Text(s) }
 
@@ -70,7 +76,7 @@ func (l HTMLLayout) Text(s string) string {
 	write := func(text string) {
 		if !lineOpen {
 			if quote > 0 {
-				b.WriteString(strings.Repeat("> ", quote))
+				b.WriteString(strings.Repeat("> ", min(quote, maxQuoteDepth)))
 			}
 			lineOpen = true
 		} else {
@@ -123,7 +129,11 @@ func (l HTMLLayout) Text(s string) string {
 			start := tt != html.EndTagToken
 			switch a {
 			case atom.Script, atom.Style, atom.Head, atom.Title, atom.Noscript, atom.Template:
-				if tt == html.StartTagToken {
+				// "<script/>" opens the element too, its "/" ignored as
+				// browsers do: the tokenizer reads what follows as its
+				// raw content.
+				rawSelfClosing := tt == html.SelfClosingTagToken && a != atom.Head && a != atom.Template
+				if tt == html.StartTagToken || rawSelfClosing {
 					skip++
 				} else if tt == html.EndTagToken && skip > 0 {
 					skip--

@@ -76,13 +76,35 @@ func civilDays(a, b time.Time) int {
 	return int(db.Sub(da).Hours() / 24)
 }
 
+// timing says how a firing relates to the reminder's due time.
+type timing int
+
+const (
+	onTime    timing = iota
+	late             // late while Spirit ran: the machine slept, or its clock jumped
+	missedOff        // fell due while Spirit was not running
+)
+
+// timeliness is how a firing at now of a reminder due at due relates to
+// it, for a Spirit started at started. Only a reminder that fell due more
+// than offGrace before Spirit started was missed while Spirit was off.
+func timeliness(due, now, started time.Time) timing {
+	switch {
+	case due.Before(started.Add(-offGrace)):
+		return missedOff
+	case now.Sub(due) > lateAfter:
+		return late
+	}
+	return onTime
+}
+
 // firingMessage is the nudge's text for a firing at now.
-func firingMessage(r store.Reminder, now time.Time, missed, startup bool) string {
-	if !missed || r.Due == nil {
+func firingMessage(r store.Reminder, now time.Time, when timing) string {
+	if when == onTime || r.Due == nil {
 		return "Reminder: " + r.Task
 	}
 	due := r.Due.In(r.Location())
-	if startup {
+	if when == missedOff {
 		return "Missed while Spirit was off: " + r.Task + " (was due " + wasDue(due, now) + ")"
 	}
 	// Late for another reason: the machine was asleep, or its clock jumped.

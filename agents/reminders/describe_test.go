@@ -45,17 +45,17 @@ func TestDescribe(t *testing.T) {
 func TestFiringMessage(t *testing.T) {
 	r := store.Reminder{Task: "call Marcy Howard", Due: tp(time.Date(2026, 11, 20, 15, 0, 0, 0, est)), Offset: -300}
 	for _, tc := range []struct {
-		now             time.Time
-		missed, startup bool
-		want            string
+		now  time.Time
+		when timing
+		want string
 	}{
-		{time.Date(2026, 11, 20, 15, 0, 0, 0, est), false, false, "Reminder: call Marcy Howard"},
-		{time.Date(2026, 11, 20, 17, 0, 0, 0, est), true, true, "Missed while Spirit was off: call Marcy Howard (was due 3:00 PM)"},
-		{time.Date(2026, 11, 21, 8, 0, 0, 0, est), true, true, "Missed while Spirit was off: call Marcy Howard (was due yesterday 3:00 PM)"},
-		{time.Date(2026, 11, 23, 8, 0, 0, 0, est), true, true, "Missed while Spirit was off: call Marcy Howard (was due Fri Nov 20 3:00 PM)"},
-		{time.Date(2026, 11, 20, 15, 30, 0, 0, est), true, false, "Late reminder: call Marcy Howard (was due 3:00 PM)"},
+		{time.Date(2026, 11, 20, 15, 0, 0, 0, est), onTime, "Reminder: call Marcy Howard"},
+		{time.Date(2026, 11, 20, 17, 0, 0, 0, est), missedOff, "Missed while Spirit was off: call Marcy Howard (was due 3:00 PM)"},
+		{time.Date(2026, 11, 21, 8, 0, 0, 0, est), missedOff, "Missed while Spirit was off: call Marcy Howard (was due yesterday 3:00 PM)"},
+		{time.Date(2026, 11, 23, 8, 0, 0, 0, est), missedOff, "Missed while Spirit was off: call Marcy Howard (was due Fri Nov 20 3:00 PM)"},
+		{time.Date(2026, 11, 20, 15, 30, 0, 0, est), late, "Late reminder: call Marcy Howard (was due 3:00 PM)"},
 	} {
-		if got := firingMessage(r, tc.now, tc.missed, tc.startup); got != tc.want {
+		if got := firingMessage(r, tc.now, tc.when); got != tc.want {
 			t.Errorf("at %v: %q, want %q", tc.now, got, tc.want)
 		}
 	}
@@ -162,5 +162,34 @@ func TestParseNewTimeFallsBack(t *testing.T) {
 			}
 		}
 		t.Logf("%q → %v %v", text, got, err)
+	}
+}
+
+// TestTimeliness: only a reminder that fell due well before Spirit started
+// was missed while Spirit was off; one due a moment before, or fired a few
+// milliseconds late after a restart, is on time.
+func TestTimeliness(t *testing.T) {
+	started := time.Date(2026, 11, 20, 15, 0, 0, 0, est)
+	for _, tc := range []struct {
+		name     string
+		due, now time.Time
+		want     timing
+	}{
+		{"due now", started, started, onTime},
+		{"due 74ms before a restart, fired at once", started.Add(-74 * time.Millisecond), started.Add(time.Millisecond), onTime},
+		{"due seconds before the start", started.Add(-20 * time.Second), started, onTime},
+		{"due just inside the grace", started.Add(-offGrace), started, onTime},
+		{"due just before the grace", started.Add(-offGrace - time.Second), started, missedOff},
+		{"due an hour before the start", started.Add(-time.Hour), started, missedOff},
+		{"due the day before, fired after a failed first pass", started.Add(-24 * time.Hour), started.Add(5 * time.Minute), missedOff},
+		{"fired 74ms late while running", started.Add(time.Hour), started.Add(time.Hour + 74*time.Millisecond), onTime},
+		{"fired after a suspend while running", started.Add(time.Hour), started.Add(3 * time.Hour), late},
+		{"due within the grace, fired late", started.Add(-30 * time.Second), started.Add(10 * time.Minute), late},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := timeliness(tc.due, tc.now, started); got != tc.want {
+				t.Errorf("timeliness = %d, want %d", got, tc.want)
+			}
+		})
 	}
 }

@@ -37,6 +37,11 @@ const (
 	defaultMaxSleep = time.Minute
 	// lateAfter is how late a firing may be and still count as on time.
 	lateAfter = 2 * time.Minute
+	// offGrace is how long before Spirit started a reminder must have
+	// fallen due to count as missed while Spirit was off. One due seconds
+	// before, or fired a few milliseconds late by a restart, is simply on
+	// time: Spirit was off for a moment, not for the reminder.
+	offGrace = time.Minute
 	// retryAfter is the wait after the store failed, e.g. locked by a backup.
 	retryAfter = 30 * time.Second
 )
@@ -168,19 +173,17 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	}
 	defer s.running.Store(false)
 
-	startup := true
+	// What fell due well before this moment fell due while Spirit was
+	// off, however long the first pass takes to get through.
+	started := s.clock.Now()
 	for {
-		wait, err := s.pass(ctx, startup)
+		wait, err := s.pass(ctx, started)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if err != nil {
 			s.log.ErrorContext(ctx, "reminders: will retry", "err", err, "in", retryAfter)
 			wait = retryAfter
-		} else {
-			// The startup pass is over only once it went through: what was
-			// missed while Spirit was off is still reported as missed.
-			startup = false
 		}
 		if wait == 0 {
 			continue // something fell due while we were firing
@@ -213,14 +216,14 @@ func (s *Scheduler) Run(ctx context.Context) error {
 
 // pass fires what is due and returns how long to wait for the next: 0 to
 // look again at once, -1 for no timer (nothing is pending).
-func (s *Scheduler) pass(ctx context.Context, startup bool) (time.Duration, error) {
+func (s *Scheduler) pass(ctx context.Context, started time.Time) (time.Duration, error) {
 	due, err := s.st.DueReminders(ctx, s.clock.Now())
 	if err != nil {
 		return 0, fmt.Errorf("reminders due: %w", err)
 	}
 	var errs []error
 	for _, r := range due {
-		if err := s.fire(ctx, r, startup); err != nil {
+		if err := s.fire(ctx, r, started); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -241,10 +244,11 @@ func (s *Scheduler) pass(ctx context.Context, startup bool) (time.Duration, erro
 
 // fire records one firing and then tells the Notifier. Losing the race to
 // another scheduler is not an error.
-func (s *Scheduler) fire(ctx context.Context, r store.Reminder, startup bool) error {
+func (s *Scheduler) fire(ctx context.Context, r store.Reminder, started time.Time) error {
 	now := s.clock.Now()
-	missed := startup || now.Sub(*r.Due) > lateAfter
-	msg := firingMessage(r, now, missed, startup)
+	when := timeliness(*r.Due, now, started)
+	missed := when != onTime
+	msg := firingMessage(r, now, when)
 	fr, n, err := s.st.FireReminder(ctx, r.ID, now, store.Nudge{Kind: NudgeKind, Message: msg})
 	switch {
 	case errors.Is(err, store.ErrNotDue), errors.Is(err, store.ErrNotFound):

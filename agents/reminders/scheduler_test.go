@@ -600,3 +600,40 @@ func TestCreateValidates(t *testing.T) {
 		t.Errorf("failed creates count for CancelLast: %v", err)
 	}
 }
+
+// TestDueJustBeforeStartIsNotMissed: a reminder that fell due seconds before
+// Spirit started (a restart) fires as an ordinary reminder, not as one
+// "missed while Spirit was off".
+func TestDueJustBeforeStartIsNotMissed(t *testing.T) {
+	clk := newFakeClock(friday)
+	st := openStore(t, tempDB(t), clk)
+	justBefore := friday.Add(-74 * time.Millisecond)
+	longBefore := friday.Add(-2 * time.Hour)
+	a, err := st.CreateReminder(t.Context(), store.NewReminder{Task: "call the clerk", Due: &justBefore})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := st.CreateReminder(t.Context(), store.NewReminder{Task: "file the brief", Due: &longBefore})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{}
+	run := newRunner(t, st, clk, rec, long)
+	run.start()
+	want := map[int64]struct {
+		missed bool
+		msg    string
+	}{
+		a.ID: {false, "Reminder: call the clerk"},
+		b.ID: {true, "Missed while Spirit was off: file the brief (was due 8:15 AM)"},
+	}
+	f := rec.Firings()
+	if len(f) != 2 {
+		t.Fatalf("%d firings at start, want 2: %+v", len(f), f)
+	}
+	for _, x := range f {
+		if w := want[x.r.ID]; x.missed != w.missed || x.n.Message != w.msg {
+			t.Errorf("reminder %d: missed %v, %q; want %v, %q", x.r.ID, x.missed, x.n.Message, w.missed, w.msg)
+		}
+	}
+}

@@ -6,11 +6,12 @@ import (
 	"strings"
 )
 
-// IntegrityCheck runs SQLite's quick_check and reports any damage it finds.
+// IntegrityCheck runs SQLite's quick_check and reports any damage it
+// finds as an error matching ErrCorrupt.
 func (s *Store) IntegrityCheck(ctx context.Context) error {
 	rows, err := s.r.QueryContext(ctx, "PRAGMA quick_check")
 	if err != nil {
-		return fmt.Errorf("integrity check: %w", err)
+		return fmt.Errorf("integrity check: %w", classifyOpen(ctx, err))
 	}
 	defer rows.Close()
 	var problems []string
@@ -24,10 +25,10 @@ func (s *Store) IntegrityCheck(ctx context.Context) error {
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("integrity check: %w", err)
+		return fmt.Errorf("integrity check: %w", classifyOpen(ctx, err))
 	}
 	if len(problems) > 0 {
-		return fmt.Errorf("database is damaged: %s", strings.Join(problems, "; "))
+		return fmt.Errorf("%w: %s", ErrCorrupt, strings.Join(problems, "; "))
 	}
 	return nil
 }

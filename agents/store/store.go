@@ -21,11 +21,13 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mattn/go-sqlite3"
@@ -54,8 +56,19 @@ var (
 	// ErrSchemaTooNew means the file was migrated by a newer Spirit.
 	ErrSchemaTooNew = errors.New("database schema is newer than this version of Spirit")
 	// ErrBusy means another connection held the write lock for longer than
-	// the busy timeout or the caller's deadline allowed.
+	// the busy timeout or the caller's deadline allowed, or than a context
+	// made with WaitOnce allowed once it had waited.
 	ErrBusy = errors.New("database is locked by another writer")
+	// ErrCorrupt means SQLite found the file damaged. It comes wrapped
+	// together with ErrNotSpirit from Open, which cannot use such a file.
+	ErrCorrupt = errors.New("database is damaged")
+	// ErrNoData means there is no database to read yet (OpenReadOnly).
+	ErrNoData = errors.New("Spirit has no data yet")
+	// ErrSchemaOld means the file needs migrating, which only a writable
+	// Open does (OpenReadOnly).
+	ErrSchemaOld = errors.New("database was written by an older Spirit; start Spirit once to upgrade it")
+	// ErrReadOnly means a write was tried on a Store opened with OpenReadOnly.
+	ErrReadOnly = errors.New("database is open read-only")
 	// ErrInvalid means the caller passed something the store refuses to keep.
 	ErrInvalid = errors.New("invalid argument")
 	// ErrNotFound means no row has the given key.
@@ -75,19 +88,33 @@ type Store struct {
 
 	path        string
 	busyTimeout time.Duration
-	w           *sql.DB // exactly one connection: the only writer
+	w           *sql.DB // exactly one connection: the only writer; nil when read-only
 	r           *sql.DB // read-only pool
 	mig         *goose.Provider
+
+	// life ends at Close; it drives the retry of pending events.
+	life   context.Context
+	cancel context.CancelFunc
+	pend   pending
+	// retry timing for pending events; see pending.go.
+	retryMin, retryMax, retryWait time.Duration
+
+	busyWaits atomic.Int64 // writes that gave up after waiting for a lock
 }
 
 // options are the knobs tests and benchmarks turn; Open uses the defaults.
 type options struct {
 	synchronous string        // FULL in production
 	busyTimeout time.Duration // how long a write waits for a lock
+	// How pending world-log events are retried while the database is
+	// locked: first after retryMin, doubling up to retryMax, each attempt
+	// waiting at most retryWait for the lock.
+	retryMin, retryMax, retryWait time.Duration
 }
 
 func defaultOptions() options {
-	return options{synchronous: "FULL", busyTimeout: busyTimeout}
+	return options{synchronous: "FULL", busyTimeout: busyTimeout,
+		retryMin: 250 * time.Millisecond, retryMax: 10 * time.Second, retryWait: 250 * time.Millisecond}
 }
 
 // Open opens the Spirit database at path, creating it and its directory if
@@ -122,22 +149,27 @@ func openAbs(ctx context.Context, path string, opt options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, err
 	}
-	size, err := createOrCheckHeader(path)
+	size, existed, err := checkHeader(path, true)
 	if err != nil {
 		return nil, err
 	}
 	if size > 0 {
 		// Looking before SQLite opens it read-write: the WAL pragma alone
 		// would rewrite the header of somebody else's database.
-		if err := probe(ctx, path); err != nil {
+		if err := probe(ctx, path, url.Values{"mode": {"ro"}}); err != nil {
 			return nil, err
 		}
+	} else if existed {
+		// An empty file where the lawyer's history should be may be data
+		// lost to a sync tool or a full disk: say so rather than quietly
+		// starting afresh in it.
+		slog.WarnContext(ctx, "store: the database file is empty (0 bytes); starting a new database in it — if it held your history, restore it from a backup", "path", path)
 	}
 	if err := os.Chmod(path, 0o600); err != nil {
 		return nil, err
 	}
 
-	s := &Store{Now: time.Now, path: path, busyTimeout: opt.busyTimeout}
+	s := newStore(path, opt)
 	s.w = sql.OpenDB(newConnector(writeDSN(path, opt)))
 	// One connection is the whole write path: SQLite allows one writer at a
 	// time anyway, and this way ids are assigned and committed in order.
@@ -174,14 +206,25 @@ func openAbs(ctx context.Context, path string, opt options) (*Store, error) {
 	return s, nil
 }
 
-// Close closes the database. The writer closes last so that SQLite can
-// checkpoint the WAL into the main file.
+func newStore(path string, opt options) *Store {
+	s := &Store{Now: time.Now, path: path, busyTimeout: opt.busyTimeout,
+		retryMin: opt.retryMin, retryMax: opt.retryMax, retryWait: opt.retryWait}
+	s.life, s.cancel = context.WithCancel(context.Background())
+	return s
+}
+
+// Close closes the database. World-log events still pending get one last
+// wait for the lock. The writer closes last so that SQLite can checkpoint
+// the WAL into the main file.
 func (s *Store) Close() error {
+	s.stopRetry()
 	var errs []error
 	if s.r != nil {
 		errs = append(errs, s.r.Close())
 	}
-	errs = append(errs, s.w.Close())
+	if s.w != nil {
+		errs = append(errs, s.w.Close())
+	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("close store %s: %w", s.path, err)
 	}
@@ -194,43 +237,52 @@ func (s *Store) Path() string { return s.path }
 // sqliteMagic opens every SQLite 3 database file.
 const sqliteMagic = "SQLite format 3\x00"
 
-// createOrCheckHeader creates an empty file with mode 0600 if path does not
-// exist (SQLite gives -wal and -shm the same mode), and otherwise checks the
-// SQLite magic without writing a byte. It returns the file's size.
-func createOrCheckHeader(path string) (int64, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE, 0o600)
+// checkHeader checks the SQLite magic without writing a byte and returns
+// the file's size and whether it existed. With create, a missing file is
+// created empty with mode 0600 (SQLite gives -wal and -shm the same mode).
+func checkHeader(path string, create bool) (size int64, existed bool, err error) {
+	flags := os.O_RDONLY
+	if create {
+		if _, err := os.Lstat(path); err == nil {
+			existed = true
+		}
+		flags |= os.O_CREATE
+	} else {
+		existed = true // or the open fails
+	}
+	f, err := os.OpenFile(path, flags, 0o600)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return 0, err
+		return 0, existed, err
 	}
 	if !st.Mode().IsRegular() {
-		return 0, fmt.Errorf("%w: not a regular file", ErrNotSpirit)
+		return 0, existed, fmt.Errorf("%w: not a regular file", ErrNotSpirit)
 	}
 	if st.Size() == 0 {
-		return 0, nil
+		return 0, existed, nil
 	}
 	head := make([]byte, len(sqliteMagic))
 	if _, err := io.ReadFull(f, head); err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return 0, err
+		return 0, existed, err
 	}
 	if string(head) != sqliteMagic {
-		return 0, fmt.Errorf("%w: no SQLite header", ErrNotSpirit)
+		return 0, existed, fmt.Errorf("%w: no SQLite header", ErrNotSpirit)
 	}
-	return st.Size(), nil
+	return st.Size(), existed, nil
 }
 
-// probe opens an existing file read-only and checks that it is Spirit's:
-// either it carries Spirit's application id, or it is an empty database
-// that a first Open created and did not get to migrate.
-func probe(ctx context.Context, path string) error {
-	db := sql.OpenDB(newConnector(fileURI(path, url.Values{
-		"mode":          {"ro"},
-		"_busy_timeout": {strconv.Itoa(int(busyTimeout.Milliseconds()))},
-	})))
+// probe opens an existing file read-only with the URI parameters q and
+// checks that it is Spirit's: either it carries Spirit's application id, or
+// it is an empty database that a first Open created and did not get to
+// migrate.
+func probe(ctx context.Context, path string, q url.Values) error {
+	q = maps.Clone(q)
+	q.Set("_busy_timeout", strconv.Itoa(int(busyTimeout.Milliseconds())))
+	db := sql.OpenDB(newConnector(fileURI(path, q)))
 	defer db.Close()
 	var appID int64
 	if err := db.QueryRowContext(ctx, `PRAGMA application_id`).Scan(&appID); err != nil {
@@ -326,10 +378,11 @@ func classify(ctx context.Context, err error) error {
 
 // classifyOpen is classify for the first reads of a file: there, SQLite
 // finding no database or a malformed one means the file is not ours to use.
+// Both are damage, since the file passed the SQLite header check first.
 func classifyOpen(ctx context.Context, err error) error {
 	var se sqlite3.Error
 	if errors.As(err, &se) && (se.Code == sqlite3.ErrNotADB || se.Code == sqlite3.ErrCorrupt) {
-		return fmt.Errorf("%w: %w", ErrNotSpirit, err)
+		return fmt.Errorf("%w: %w: %w", ErrNotSpirit, ErrCorrupt, err)
 	}
 	return classify(ctx, err)
 }
@@ -380,6 +433,9 @@ func (s *Store) migrate(ctx context.Context) error {
 
 // SchemaVersion is the highest migration applied to the file.
 func (s *Store) SchemaVersion(ctx context.Context) (int64, error) {
+	if s.mig == nil { // read-only: goose would want to create its table
+		return schemaVersion(ctx, s.r)
+	}
 	v, err := s.mig.GetDBVersion(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("schema version: %w", classify(ctx, err))
@@ -429,9 +485,13 @@ func MigrateTo(ctx context.Context, db *sql.DB, version int64) error {
 }
 
 // write runs fn in one IMMEDIATE transaction on the single writer
-// connection and commits. Nothing fn did is acknowledged unless write
-// returns nil.
+// connection and commits. World-log events still pending from a time the
+// database was locked go first, in the same transaction. Nothing fn did is
+// acknowledged unless write returns nil.
 func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	if s.w == nil {
+		return ErrReadOnly
+	}
 	// Waiting for our own writer connection happens in database/sql and
 	// honours ctx; waiting for another process's lock happens inside SQLite.
 	conn, err := s.w.Conn(ctx)
@@ -439,27 +499,45 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return classify(ctx, err)
 	}
 	defer conn.Close()
-	restore, err := s.boundLockWait(ctx, conn)
-	if err != nil {
-		return classify(ctx, err)
+	once, _ := ctx.Value(waitOnceKey{}).(*waitOnce)
+	wait, why := s.lockWait(ctx, once)
+	if wait < s.busyTimeout {
+		restore, err := s.setLockWait(ctx, conn, wait)
+		if err != nil {
+			return classify(ctx, err)
+		}
+		defer restore()
 	}
 	fail := func(err error) error {
-		// SQLite gives up a moment before ctx notices its deadline; say
-		// why it gave up early.
-		if restore != nil && isBusy(err) && !errors.Is(err, context.DeadlineExceeded) {
+		if !isBusy(err) {
+			return classify(ctx, err)
+		}
+		if wait > 0 {
+			s.busyWaits.Add(1)
+		}
+		if once != nil {
+			once.gaveUp.Store(true)
+		}
+		switch {
+		case why == waitDeadline && !errors.Is(err, context.DeadlineExceeded):
+			// SQLite gives up a moment before ctx notices its deadline;
+			// say why it gave up early.
 			return fmt.Errorf("%w (waited until the deadline): %w (%w)", ErrBusy, err, context.DeadlineExceeded)
+		case why == waitedOnce:
+			return fmt.Errorf("%w (not waiting again, having waited once already): %w", ErrBusy, err)
 		}
 		return classify(ctx, err)
-	}
-	if restore != nil {
-		defer restore()
 	}
 
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return fail(err)
 	}
-	if err := fn(tx); err != nil {
+	flushed, err := s.writePendingTx(ctx, tx)
+	if err == nil {
+		err = fn(tx)
+	}
+	if err != nil {
 		if rbErr := tx.Rollback(); rbErr != nil && !errors.Is(rbErr, sql.ErrTxDone) {
 			err = errors.Join(err, rbErr)
 		}
@@ -468,24 +546,37 @@ func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	if err := tx.Commit(); err != nil {
 		return fail(err)
 	}
+	s.pendingWritten(flushed)
 	return nil
 }
 
-// boundLockWait shortens the connection's busy timeout to ctx's deadline.
-// SQLite's busy handler sleeps in C and does not notice sqlite3_interrupt,
-// so without this a locked database would hold a caller with a 200ms
-// deadline for the full busy timeout. It returns a func that restores the
-// timeout, or nil if there was nothing to shorten.
-func (s *Store) boundLockWait(ctx context.Context, conn *sql.Conn) (restore func(), err error) {
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		return nil, nil
+// Why a write waits less than the busy timeout for another connection's lock.
+const (
+	waitFull     = iota
+	waitDeadline // ctx's deadline comes first
+	waitedOnce   // a WaitOnce context has already waited once
+)
+
+// lockWait is how long a write in ctx may wait for another connection's
+// write lock, and why.
+func (s *Store) lockWait(ctx context.Context, once *waitOnce) (time.Duration, int) {
+	if once != nil && once.gaveUp.Load() {
+		return 0, waitedOnce
 	}
-	wait := time.Until(deadline)
-	if wait >= s.busyTimeout {
-		return nil, nil
+	if deadline, ok := ctx.Deadline(); ok {
+		if wait := time.Until(deadline); wait < s.busyTimeout {
+			return max(wait, 0), waitDeadline
+		}
 	}
-	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", max(wait.Milliseconds(), 0))); err != nil {
+	return s.busyTimeout, waitFull
+}
+
+// setLockWait shortens the connection's busy timeout to wait. SQLite's busy
+// handler sleeps in C and does not notice sqlite3_interrupt, so without
+// this a locked database would hold a caller with a 200ms deadline for the
+// full busy timeout. It returns a func that restores the timeout.
+func (s *Store) setLockWait(ctx context.Context, conn *sql.Conn, wait time.Duration) (restore func(), err error) {
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("PRAGMA busy_timeout = %d", wait.Milliseconds())); err != nil {
 		return nil, err
 	}
 	return func() {
@@ -498,6 +589,27 @@ func (s *Store) boundLockWait(ctx context.Context, conn *sql.Conn) (restore func
 		}
 	}, nil
 }
+
+// waitOnceKey keys a *waitOnce in a context made by WaitOnce.
+type waitOnceKey struct{}
+
+type waitOnce struct{ gaveUp atomic.Bool }
+
+// WaitOnce returns a context under which writes wait for another program's
+// write lock at most once: after one write in it gave up on the lock, the
+// later ones try the lock without waiting. A request that makes several
+// writes (a command, then its world-log entries) thus answers "busy" after
+// one busy timeout rather than after one per write.
+func WaitOnce(ctx context.Context) context.Context {
+	if _, ok := ctx.Value(waitOnceKey{}).(*waitOnce); ok {
+		return ctx
+	}
+	return context.WithValue(ctx, waitOnceKey{}, &waitOnce{})
+}
+
+// BusyWaits counts the writes that waited for another program's write lock
+// and gave up: how often Spirit was kept waiting, for health reports.
+func (s *Store) BusyWaits() int64 { return s.busyWaits.Load() }
 
 // now is the store's clock truncated to what the database keeps, so that
 // an entry returned by an append equals the same entry read back.

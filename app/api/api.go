@@ -35,12 +35,18 @@ const (
 // what was wrong with the request, not how the backend works. Any other error
 // becomes a 500 with a generic message and is only logged.
 //
-// A *StatusError returned by Client matches these with errors.Is too.
+// A *StatusError returned by Client matches these with errors.Is too. An
+// error matching store.ErrBusy becomes a 503 with BusyMessage, which a
+// *StatusError matches in turn.
 var (
 	ErrBadRequest = errors.New("bad request") // 400
 	ErrNotFound   = errors.New("not found")   // 404
 	ErrConflict   = errors.New("conflict")    // 409, e.g. the nudge is already closed
 )
+
+// BusyMessage is the error text of a 503 answered because another program
+// held the database locked for longer than Spirit waits.
+const BusyMessage = "the database is busy"
 
 // Backend is what the API drives: the running Spirit app, or a fake in tests.
 // Its methods are called concurrently, one goroutine per request.

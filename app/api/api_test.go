@@ -567,6 +567,7 @@ func TestRespondErrorMapping(t *testing.T) {
 		3: fmt.Errorf("snooze needs a time: %w", ErrBadRequest),
 		4: errors.New("sqlite: disk I/O error on /home/lawyer/spirit.db"),
 		5: fmt.Errorf("respond: %w", context.DeadlineExceeded),
+		6: fmt.Errorf("respond: save: %w (waited the full busy timeout): database is locked /home/lawyer/spirit.db", store.ErrBusy),
 	}
 	fb := &fakeBackend{onRespond: func(id int64, action, text string) (store.Nudge, error) {
 		return store.Nudge{}, errs[id]
@@ -583,13 +584,18 @@ func TestRespondErrorMapping(t *testing.T) {
 		{4, 500, "internal error"},
 		// A backend timeout not caused by this request's context is a fault.
 		{5, 500, "internal error"},
+		// Another program holds the database locked: try again later.
+		{6, 503, BusyMessage},
 	}
 	for _, tt := range tests {
 		path := fmt.Sprintf("/nudges/%d/respond", tt.id)
 		resp := ts.do(t, request{method: "POST", path: path, body: `{"action":"dismiss"}`})
 		checkError(t, resp, tt.wantStatus, tt.wantErr)
-		if tt.wantStatus == 500 && resp.errorText(t) != "internal error" {
-			t.Errorf("500 body leaks internals: %s", resp.body)
+		if tt.wantStatus >= 500 && resp.errorText(t) != tt.wantErr {
+			t.Errorf("%d body leaks internals: %s", tt.wantStatus, resp.body)
+		}
+		if tt.wantStatus == 503 && resp.header.Get("Retry-After") == "" {
+			t.Error("503 without Retry-After")
 		}
 	}
 	if !strings.Contains(ts.logs.String(), "disk I/O error") {
@@ -824,8 +830,11 @@ func TestClientRoundTrip(t *testing.T) {
 
 func TestClientErrors(t *testing.T) {
 	fb := &fakeBackend{onRespond: func(id int64, action, text string) (store.Nudge, error) {
-		if id == 8 {
+		switch id {
+		case 8:
 			return store.Nudge{}, fmt.Errorf("nudge 8 is already closed: %w", ErrConflict)
+		case 7:
+			return store.Nudge{}, fmt.Errorf("respond: %w", store.ErrBusy)
 		}
 		return store.Nudge{}, fmt.Errorf("nudge %d: %w", id, ErrNotFound)
 	}}
@@ -837,6 +846,7 @@ func TestClientErrors(t *testing.T) {
 		{"not found", func() error { _, err := c.Respond(ctx, 9, ActionDismiss, ""); return err }, 404, ErrNotFound, "nudge 9: not found"},
 		{"conflict", func() error { _, err := c.Respond(ctx, 8, ActionAccept, ""); return err }, 409, ErrConflict, "already closed"},
 		{"bad action", func() error { _, err := c.Respond(ctx, 8, "maybe", ""); return err }, 400, ErrBadRequest, "action must be one of"},
+		{"busy", func() error { _, err := c.Respond(ctx, 7, ActionDismiss, ""); return err }, 503, store.ErrBusy, BusyMessage},
 		{"empty say", func() error { _, err := c.Say(ctx, "  "); return err }, 400, ErrBadRequest, "text is required"},
 		{"bad token", func() error {
 			_, err := NewClient(Info{Addr: ts.addr, Token: "nope"}).Health(ctx)
@@ -870,7 +880,7 @@ func checkClientErrs(t *testing.T, tests []clientErrCase) {
 			if tt.sentinel != nil && !errors.Is(err, tt.sentinel) {
 				t.Errorf("errors.Is(%v, %v) = false", err, tt.sentinel)
 			}
-			for _, other := range []error{ErrNotFound, ErrConflict, ErrBadRequest} {
+			for _, other := range []error{ErrNotFound, ErrConflict, ErrBadRequest, store.ErrBusy} {
 				if other != tt.sentinel && errors.Is(err, other) {
 					t.Errorf("errors.Is(%v, %v) = true", err, other)
 				}

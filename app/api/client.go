@@ -60,7 +60,7 @@ func (i Info) check() error {
 
 // StatusError is a non-2xx response from the server. It matches
 // ErrBadRequest, ErrNotFound and ErrConflict under errors.Is according to
-// its status code.
+// its status code, and store.ErrBusy when the server's database was busy.
 type StatusError struct {
 	Code    int    // HTTP status code
 	Message string // the server's "error" text
@@ -79,6 +79,8 @@ func (e *StatusError) Is(target error) bool {
 		return e.Code == http.StatusNotFound
 	case ErrConflict:
 		return e.Code == http.StatusConflict
+	case store.ErrBusy:
+		return e.Code == http.StatusServiceUnavailable && e.Message == BusyMessage
 	}
 	return false
 }

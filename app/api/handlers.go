@@ -98,7 +98,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
 	defer cancel()
-	r = r.WithContext(ctx)
+	// A request whose write finds another program holding the database
+	// locked answers "busy" after one wait, not after one wait per write.
+	r = r.WithContext(store.WaitOnce(ctx))
 	if fallback, pattern := h.mux.Handler(r); pattern == "" {
 		h.unrouted(sw, r, fallback)
 		return
@@ -378,6 +380,11 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	switch ctxErr := r.Context().Err(); {
+	case errors.Is(err, store.ErrBusy):
+		// Another program holds spirit.db locked: worth trying again soon.
+		h.log.Warn("api: database busy", "route", r.Pattern, "err", err)
+		w.Header().Set("Retry-After", "5")
+		h.writeError(w, http.StatusServiceUnavailable, BusyMessage)
 	case errors.Is(err, ErrBadRequest):
 		h.writeError(w, http.StatusBadRequest, err.Error())
 	case errors.Is(err, ErrNotFound):

@@ -17,46 +17,168 @@ func alt(phrases ...string) *regexp.Regexp {
 	return regexp.MustCompile(`^(?:` + strings.Join(phrases, "|") + `)\b`)
 }
 
+// The privacy controls are a table: the verbs that switch a sense off, the
+// names of each sense, and the ways of naming both together ("mic off",
+// "turn your ears back on"). A new synonym goes in one list and works in
+// every form.
 var (
-	stopVerbs = `stop|pause|quit|halt|disable|suspend|turn off|switch off`
-	stopVerb  = `(?:` + stopVerbs + `)`
+	// offVerbs switch something off.
+	offVerbs = `stop|pause|quit|halt|disable|deactivate|suspend|kill|cut|end|cease|freeze|mute|silence|` +
+		`turn off|switch off|shut off|shut down|knock off|hold off on|hold off|` +
+		`(?:hit|press|push|tap|click) pause on|put a (?:pause|hold|stop) (?:on|to)|` +
+		`take a break from|give (?:it )?a rest with|no more|no|enough|enough with the|lay off(?: the)?`
+	offVerb = `(?:` + offVerbs + `)`
+
+	// listenNames and watchNames name each sense as a noun or gerund.
+	listenNames = `(?:the |your |my )?(?:listening|mic|mike|microphone|audio|ears|dictation|transcribing|transcription|eavesdropping|voice commands|voice input)`
+	watchNames  = `(?:the |your |my )?(?:screen ?(?:watching|watcher|capture|capturing|captures|recording|reading|monitoring|sharing|scanning|grabs|grabbing|shots?)|screen|watching|watcher|screenshots|screen shots|screenshotting|eyes)`
+	// lookVerbs are ways of looking at a screen.
+	lookVerbs = `(?:watching|looking at|peeking at|peeking|reading|recording|capturing|monitoring|snooping on|snooping|spying on|glancing at|scanning|viewing|checking)`
+	screens   = `(?:my|the) (?:screen|screens|monitor|monitors|display|desktop|windows)`
+
+	// switchOff names a sense first and then switches it off: "turn the
+	// mic off", "mic off", "put listening on hold".
+	switchOff = func(names string) string {
+		return `(?:(?:turn|switch|shut|flip|put|click) )?` + names + ` (?:off|down)|put ` + names + ` on (?:hold|pause|mute)`
+	}
+	// backOn names a sense and switches it back on.
+	backOn = func(names string) string {
+		return `(?:turn|switch|flip|put|click) ` + names + ` back on|(?:turn|switch) (?:back )?on ` + names + `|` +
+			names + ` back on|(?:re-?enable|re-?activate|enable|activate|reactivate) ` + names
+	}
+	resumeNames = `(?:the |your |my )?(?:mic|mike|microphone|listening|watching|screen watching|screen capture|ears|eyes|it|everything|both|audio)`
 
 	// The privacy patterns name what to pause right after the verb, so
 	// "stop watching and listening" is read by the first thing named.
 	pauseWatching = alt(
-		stopVerb+` (?:the |my )?screen ?(?:watching|watcher|capture|capturing|recording|reading|monitoring|sharing)`,
-		stopVerb+` watching(?: (?:my|the) screen| me)?`,
-		stopVerb+` (?:looking at|reading|recording|capturing|monitoring) (?:my|the) screen`,
-		stopVerb+` (?:the |my )?screen$`,
-		`(?:don't|dont|do not) (?:watch|look at|read|record|capture) (?:my|the) screen`,
-		`look away`,
+		offVerb+` `+lookVerbs+` `+screens,
+		offVerb+` `+watchNames+`(?: (?:me|us|`+screens+`))?`,
+		offVerb+` (?:looking|peeking|snooping|spying)(?: (?:at|on) (?:me|us))?`,
+		switchOff(watchNames),
+		`(?:don't|dont|do not|no) (?:watch|watching|look at|looking at|peek at|peeking at|read|reading|record|capture|snoop on) `+screens,
+		`(?:look|turn|avert your eyes) away(?: from `+screens+`)?`,
+		`eyes off `+screens,
+		`(?:close|cover|shut) your eyes`,
 	)
 	pauseListening = alt(
-		stopVerb+` (?:listening|transcribing|dictation)`,
-		`(?:`+stopVerbs+`|mute|cut) (?:the |my |your )?(?:mic|microphone|audio|ears)`,
+		offVerb+` `+listenNames+`(?: (?:to|on) (?:me|us))?`,
+		switchOff(listenNames),
 		`stop recording`,
 		`mute(?: yourself)?$`,
 		`(?:don't|dont|do not) listen`,
 		`go deaf`,
+		`(?:cover|plug|close|shut) your ears`,
 	)
-	resume = alt(
-		`(?:resume|unpause|unmute)(?: (?:listening|watching|the screen|my screen|screen watching|everything|both|all|and|again|now))*$`,
-		`(?:start|begin|continue|restart|go back to|get back to) (?:listening|watching)`,
+	// barePause is a pause without an object. Said to Spirit it means the
+	// microphone (Spirit's first privacy control); said in a room it is as
+	// likely about a video or a witness, so it needs nothing after it, or
+	// the wake phrase or Spirit's name before it.
+	barePause = alt(`(?:(?:hit|press|push|tap|click) )?pause`)
+	// bareResume names no sense. It is a command on its own, but after a
+	// permission ("let's resume", "you can resume now") it is what a lawyer
+	// says to a witness, and turning the microphone back on is not a
+	// mistake to make on overheard words.
+	bareResume = alt(`(?:resume|unpause|un-pause|unmute|un-mute|unfreeze|restart)(?: (?:again|now|everything|both|all))*$`)
+	resume     = alt(
+		`(?:resume|unpause|un-pause|unmute|un-mute|unfreeze|restart)(?: (?:listening|watching|the screen|my screen|screen watching|everything|both|all|and|again|now))*$`,
+		`(?:start|begin|continue|restart|go back to|get back to|back to|carry on|keep on|resume) (?:listening|watching)`,
 		`(?:you can )?(?:start )?(?:listen|listening|watch|watching) again`,
-		`(?:turn|switch) (?:the mic|the microphone|listening|watching|screen watching|it|everything) back on`,
-		`(?:turn|switch) (?:back )?on (?:the mic|the microphone|listening|watching|screen watching)`,
+		backOn(resumeNames),
 	)
 )
 
+// asideWords may follow a privacy command without changing what it asks:
+// "stop listening for now", "pause watching and listening too".
+var asideWords = map[string]bool{
+	"now": true, "please": true, "thanks": true, "thank": true, "you": true, "spirit": true,
+	"again": true, "a": true, "an": true, "bit": true, "while": true, "moment": true,
+	"minute": true, "minutes": true, "sec": true, "second": true, "seconds": true,
+	"hour": true, "hours": true, "few": true, "couple": true, "of": true, "the": true,
+	"time": true, "being": true, "rest": true, "day": true, "today": true, "tonight": true,
+	"right": true, "away": true, "immediately": true, "already": true, "completely": true,
+	"entirely": true, "altogether": true, "fully": true, "too": true, "as": true, "well": true,
+	"ok": true, "okay": true, "then": true, "and": true, "both": true, "everything": true,
+	"all": true, "listening": true, "watching": true, "me": true, "us": true, "to": true,
+	"my": true, "screen": true, "mic": true, "microphone": true, "ears": true, "eyes": true,
+	"off": true, "down": true, "temporarily": true, "yourself": true, "your": true,
+	"awhile": true, "long": true, "so": true, "next": true, "morning": true,
+	"afternoon": true, "evening": true, "call": true, "meeting": true, "also": true,
+}
+
+// asideStarts begin a clause that gives the reason or the span ("while I
+// take this call", "I'm with a client", "until I say so", "for the
+// meeting"); whatever follows it is the lawyer's business.
+var asideStarts = map[string]bool{
+	"for": true, "while": true, "during": true, "until": true, "till": true, "til": true,
+	"because": true, "cause": true, "since": true, "when": true, "whilst": true,
+	"i": true, "i'm": true, "im": true, "i've": true, "i'll": true, "i'd": true,
+	"we": true, "we're": true, "we've": true, "we'll": true, "it's": true, "there's": true,
+}
+
+// isAside reports whether the words after a privacy command only qualify
+// it. Anything else makes it ordinary speech that happens to start with
+// the same words: "stop watching the clock", "stop listening to him".
+func isAside(ts []token) bool {
+	for i := 0; i < len(ts); i++ {
+		w := ts[i].word
+		switch {
+		case asideStarts[w]:
+			return true
+		case asideWords[w]:
+		default:
+			if _, n := cardinal(ts, i); n == 0 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// parsePrivacy reads the privacy controls.
+func parsePrivacy(ts []token, f framing) (Kind, bool) {
+	if matches(bareResume, ts) && f.weak && !f.named {
+		return "", false
+	}
+	for _, c := range []struct {
+		phrase *regexp.Regexp
+		kind   Kind
+	}{
+		{pauseWatching, PauseWatching},
+		{pauseListening, PauseListening},
+		{resume, Resume},
+	} {
+		if n := prefixLen(c.phrase, ts); n > 0 && isAside(ts[n:]) {
+			return c.kind, true
+		}
+	}
+	if n := prefixLen(barePause, ts); n > 0 && (n == len(ts) || f.named && isAside(ts[n:])) {
+		return PauseListening, true
+	}
+	return "", false
+}
+
 // cancelPhrase is a whole utterance taking back the last thing Spirit did.
 // It must be the whole utterance: "cancel my 3 o'clock with Marcy" is a
-// request for work, not "cancel that".
-var cancelPhrase = regexp.MustCompile(`^(?:never ?mind(?: that| it)?|nevermind(?: that)?|` +
-	`cancel(?: that| it| this| that one| the last one| the last thing| last| (?:that|this|the|the last|my last) reminder)?|` +
-	`scratch that|strike that|forget (?:that|it|about it|i said that|what i said)|` +
-	`undo(?: that| it| the last one| the last thing| last)?|take (?:that|it) back|` +
-	`disregard(?: that| it)?|ignore (?:that|what i just said|what i said)|` +
-	`(?:delete|remove) (?:that|it|that reminder|the last reminder)|(?:don't|dont|do not) do that)$`)
+// request for work, not "cancel that". The verbs that mean only "take back"
+// may take "it"; the ones people also say of other things ("drop it",
+// "skip it", "kill it") need "that" or a name for what Spirit did.
+var cancelPhrase = func() *regexp.Regexp {
+	const (
+		what = `(?:that|this|last|that one|this one|the last one|the last thing|last one|that last one|` +
+			`(?:that|this|the|the last|my last|the previous|that last) (?:reminder|one|request|command|thing|nudge)|` +
+			`what i (?:just )?said|the reminder i just (?:set|made|asked for))`
+		undoVerbs = `cancel|scratch|strike|scrap|nix|ditch|delete|remove|erase|undo|revoke|retract|withdraw|` +
+			`disregard|forget|forget about|take back|scrub|belay|cross out|cross off|discard`
+		otherVerbs = `drop|kill|skip|lose|dump|toss|trash|bin|axe|wipe|clear|void|reverse|throw out|throw away|get rid of|ignore`
+	)
+	return regexp.MustCompile(`^(?:never ?mind(?: that| it| about (?:it|that))?|nevermind(?: that| it)?|` +
+		`(?:cancel|undo|abort|disregard)|` +
+		`(?:` + undoVerbs + `) (?:` + what + `|it|about it)|` +
+		`(?:` + otherVerbs + `) ` + what + `|` +
+		`take (?:that|it|this) back|call (?:it|that|this) off|` +
+		`forget i (?:ever )?said (?:that|it)|` +
+		`(?:don't|dont|do not) (?:do that|bother|remind me(?: about (?:that|it|this))?|set (?:that|it|this)(?: reminder)?))$`)
+}()
 
 // listPhrase asks what reminders are pending. Each pattern needs the user
 // as owner ("my reminders", "do I have"), so "what reminders did the client
@@ -76,18 +198,35 @@ var listPhrase = alt(
 	`what (?:are you|will you be) reminding me`,
 	`remind me (?:of )?(?:what|which) (?:my )?reminders`,
 	`how many reminders`,
+	`(?:open|display|view|see|recap|repeat|read back|read out|play back|run down|walk me through|run me through)(?: all)?(?: of)?(?: my| the| all| any)? (?:\w+ )?reminders`,
+	`(?:let me|lemme) (?:see|hear|have|look at|know)(?: all)?(?: of)?(?: my| the| all| any)? (?:\w+ )?reminders`,
+	`what (?:did|have) i (?:ask|asked|tell|told|get|got) you to (?:remember|remind me|keep track of)`,
+	`what (?:do|did|should|must) i (?:need to |have to )?remember`,
+	`what am i (?:forgetting|supposed to remember)`,
+	`what(?:'s| is)? on (?:my|the) (?:reminder|reminders|to-do|to do|todo) list`,
+	`(?:my |the )?(?:reminder|to-do|to do|todo) list$`,
+	`(?:do|have) i (?:have|got) (?:anything|something) (?:pending|coming up|scheduled|outstanding|queued)`,
+	`anything (?:pending|coming up|outstanding)(?: for me)?$`,
 )
 
 // snoozeTrigger pushes back the nudge on screen; what follows is only how
 // long. againTrigger ("remind me again in 5") is a snooze only when nothing
 // but a length of time follows, else "remind me later to call" is a reminder.
 var (
+	snoozeTarget  = `(?:it|that|this|(?:the|that|this) (?:reminder|nudge|one|notification|alert))`
 	snoozeTrigger = alt(
-		`snooze`,
-		`(?:push|bump|move|put) (?:it|that|this|(?:the|that|this) (?:reminder|nudge)) (?:back|out|off)`,
-		`(?:delay|postpone|hold) (?:it|that|this|(?:the|that|this) (?:reminder|nudge))`,
+		`(?:hit |press )?snooze`,
+		`(?:push|bump|move|put|kick|shift|set|knock) `+snoozeTarget+` (?:back|out|off|later|down the road)`,
+		`(?:delay|postpone|hold|defer|bump|push|punt|put off|push back|bump back|kick back) `+snoozeTarget,
 	)
-	againTrigger = alt(`(?:remind|ask|bug|ping|nudge|tell) me (?:again|later)`)
+	againTrigger = alt(
+		`(?:remind|ask|bug|ping|nudge|tell) me (?:(?:about|of) (?:it|that|this) )?(?:again|later)`,
+		`(?:bring|show) (?:it|that|this) (?:back|again)(?: up)?`,
+		`come back to (?:it|that|this|me)`,
+	)
+	// waitTrigger asks for time without naming the nudge ("give me five
+	// more minutes"); it is a snooze only with a length of time.
+	waitTrigger = alt(`give me`)
 )
 
 const defaultSnooze = 10 // README: snooze without a length is 10 minutes
@@ -116,6 +255,13 @@ func allNoise(ts []token) bool {
 // "till tomorrow"), or a bare number of minutes ("snooze 5"). understood is
 // false when other words are left over.
 func snoozeMinutes(ts []token, now time.Time) (minutes int, understood bool) {
+	if words(ts, 0, "to") {
+		// "push it to 3": to a time, as "until 3".
+		ts = append([]token{{raw: "until", word: "until"}}, ts[1:]...)
+	}
+	if v, n := cardinal(ts, 1); words(ts, 0, "by|for") && n > 0 && 1+n == len(ts) && v > 0 && v <= 24*60 {
+		return v, true // "delay it by 15": a length, not the clock
+	}
 	for i := range ts {
 		if d, n := matchDuration(ts, i); n > 0 && d.totalMinutes() > 0 {
 			return d.totalMinutes(), allNoise(ts[:i]) && allNoise(ts[i+n:])
@@ -143,6 +289,11 @@ func parseSnooze(ts []token, now time.Time) (Intent, bool) {
 	}
 	if n := prefixLen(againTrigger, ts); n > 0 {
 		if m, ok := snoozeMinutes(ts[n:], now); ok {
+			return Intent{Kind: Snooze, Minutes: m}, true
+		}
+	}
+	if n := prefixLen(waitTrigger, ts); n > 0 && n < len(ts) {
+		if m, ok := snoozeMinutes(ts[n:], now); ok && !allNoise(ts[n:]) {
 			return Intent{Kind: Snooze, Minutes: m}, true
 		}
 	}

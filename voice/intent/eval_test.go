@@ -17,6 +17,12 @@ var publicCases = filepath.Join("..", "..", "..", "shared", "cases", "intents.js
 // ownCases are cases written for this package, none of them in publicCases.
 const ownCases = "testdata/own_intents.jsonl"
 
+// familyCases are cases of the grammar's blind spots (issue 11): a time said
+// before the command, an action named with another verb, and a wake phrase
+// or polite framing around the command, each with ambient speech that must
+// stay none.
+const familyCases = "testdata/families.jsonl"
+
 func evalFile(t *testing.T, path string) {
 	t.Helper()
 	f, err := os.Open(path)
@@ -41,6 +47,8 @@ func evalFile(t *testing.T, path string) {
 func TestPublicCases(t *testing.T) { evalFile(t, publicCases) }
 
 func TestOwnCases(t *testing.T) { evalFile(t, ownCases) }
+
+func TestFamilyCases(t *testing.T) { evalFile(t, familyCases) }
 
 // TestOwnCasesKeepOffset is stricter than the README's comparison (instants):
 // the due time must also carry now's UTC offset, as the app shows it.
@@ -67,23 +75,45 @@ func TestOwnCasesKeepOffset(t *testing.T) {
 	}
 }
 
-// TestOwnCasesAreNew keeps the two files apart: a case copied from the
-// public file would prove nothing about unseen speech.
+// TestOwnCasesAreNew keeps the files apart: a case copied from the public
+// file would prove nothing about unseen speech.
 func TestOwnCasesAreNew(t *testing.T) {
 	if _, err := os.Stat(publicCases); err != nil {
 		t.Skipf("no public cases: %v", err)
 	}
-	public := map[string]bool{}
+	seen := map[string]string{}
 	for _, c := range readCases(t, publicCases) {
-		public[normTask(c.Text)] = true
+		seen[normTask(c.Text)] = publicCases
 	}
 	own := readCases(t, ownCases)
 	if len(own) < 40 {
 		t.Errorf("%d own cases, want at least 40", len(own))
 	}
-	for _, c := range own {
-		if public[normTask(c.Text)] {
-			t.Errorf("%s repeats a public case: %q", c.ID, c.Text)
+	for _, path := range []string{ownCases, familyCases} {
+		for _, c := range readCases(t, path) {
+			if where, ok := seen[normTask(c.Text)]; ok {
+				t.Errorf("%s: %s repeats a case of %s: %q", path, c.ID, where, c.Text)
+			}
+			seen[normTask(c.Text)] = path
+		}
+	}
+}
+
+// TestFamilyCasesCoverEachFamily: each blind spot has its own cases, with
+// ambient speech among them that must stay none.
+func TestFamilyCasesCoverEachFamily(t *testing.T) {
+	count := map[string]int{}
+	none := map[string]int{}
+	for _, c := range readCases(t, familyCases) {
+		family, _, _ := strings.Cut(c.ID, "-")
+		count[family]++
+		if c.Expect.Intent == None {
+			none[family]++
+		}
+	}
+	for _, family := range []string{"time", "synonym", "polite"} {
+		if count[family] < 15 || none[family] < 5 {
+			t.Errorf("family %s: %d cases, %d of them none; want at least 15 and 5", family, count[family], none[family])
 		}
 	}
 }

@@ -629,7 +629,21 @@ func timeEnds(ts []token, k int) bool {
 	}
 	return oneOf(next, "to", "that", "about", "on", "in", "at", "tomorrow", "today",
 		"tonight", "this", "next", "every", "each", "and", "then", "please", "so",
-		"by", "before", "i", "remind", "tmrw", "for", "or", "ish")
+		"by", "before", "i", "remind", "tmrw", "for", "or", "ish") || startsCommand(ts[k:])
+}
+
+// startsCommand reports whether ts opens with a request to Spirit, which
+// ends a time said before it ("at 11 set a reminder to ...").
+func startsCommand(ts []token) bool {
+	if oneOf(word(ts, 0), spiritName, "hey") {
+		return true
+	}
+	for _, re := range []*regexp.Regexp{remindTrigger, messageMe, rememberFor, noteToSelf, politeRequest, permission, mindRequest} {
+		if prefixLen(re, ts) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 var hourMinute = regexp.MustCompile(`^(\d{1,2})[:.](\d{2})$`)

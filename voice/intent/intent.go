@@ -1,12 +1,17 @@
 // Package intent turns a transcript into what the lawyer asked Spirit to do.
 //
 // The grammar is in layers. text.go tokenises what the recogniser wrote and
-// strips wake words, fillers and polite request forms. commands.go reads
-// the short fixed commands (privacy controls, cancel, list, snooze) and
+// takes off what is said around a command: wake words, fillers, Spirit's
+// name, request and permission frames, courtesies (the framing, which
+// decides how much overheard words may do). intent.go moves a time said
+// before the command after it. commands.go reads the short fixed commands
+// (privacy controls, cancel, list, snooze) from tables of synonyms, and
 // requests for work. remind.go reads reminders, using the time-expression
 // grammar in grammar.go, which when.go resolves against the clock following
 // the time rules of shared/cases/README.md. Anything else is None: doing
-// nothing is the safe answer to speech Spirit does not understand.
+// nothing is the safe answer to speech Spirit does not understand. For words
+// plainly addressed to Spirit, fallback.go can ask a model which command
+// they are, checked as strictly as the grammar's own output.
 package intent
 
 import (
@@ -59,32 +64,150 @@ func Parse(text string, now time.Time) Intent {
 // ParseWith reads a transcript heard at now with the given options. Times in
 // the result are in now's location.
 func ParseWith(text string, now time.Time, opts ParseOptions) Intent {
-	phrase := opts.WakePhrase
-	if phrase == "" {
-		phrase = DefaultWakePhrase
-	}
-	ts, woke := stripWake(tokenize(text), tokenize(phrase))
+	ts, woke := stripWake(tokenize(text), tokenize(opts.wakePhrase()))
 	if opts.RequireWake && !woke {
 		return Intent{Kind: None}
 	}
-	return parseTokens(trimTail(stripLead(ts)), now)
+	in, f := read(ts, now, framing{named: woke}, 0)
+	if !f.allows(in.Kind) {
+		return Intent{Kind: None}
+	}
+	return in
+}
+
+func (o ParseOptions) wakePhrase() string {
+	if o.WakePhrase == "" {
+		return DefaultWakePhrase
+	}
+	return o.WakePhrase
+}
+
+// WakeLed reports whether text starts with the wake phrase of opts (the
+// default one when opts names none) or, when no wake phrase is required,
+// with Spirit's name ("spirit, ...", "okay spirit ..."): speech plainly
+// addressed to Spirit, which deserves an answer even when the grammar
+// cannot read it.
+func WakeLed(text string, opts ParseOptions) bool {
+	ts, woke := stripWake(tokenize(text), tokenize(opts.wakePhrase()))
+	if woke || opts.RequireWake {
+		return woke
+	}
+	for _, t := range ts {
+		switch {
+		case t.word == spiritName:
+			return true
+		case !disfluencies[t.word] && !oneOf(t.word, "ok", "okay", "hey", "hi", "yo", "so", "alright"):
+			return false
+		}
+	}
+	return false
+}
+
+// maxTimeFirst bounds how often read moves a leading time phrase; each
+// move must expose a command, so more than a couple means there is none.
+const maxTimeFirst = 2
+
+// read classifies ts and reports what was said around the command, joined
+// with outer (what was said around the words before). A time said before
+// the command ("tomorrow at 8, remind me to ...", "for the next hour, stop
+// listening") is moved after it, where the command grammar reads times, so
+// every command takes its time on either side.
+func read(ts []token, now time.Time, outer framing, depth int) (Intent, framing) {
+	ts, f := unwrap(ts)
+	f = outer.join(f)
+	in := parseFramed(ts, now, f)
+	if in.Kind != None || depth >= maxTimeFirst {
+		return in, f
+	}
+	n := leadingTime(ts)
+	if n == 0 || n == len(ts) {
+		return in, f
+	}
+	rest := ts[n:]
+	if words(rest, 0, "then") {
+		rest = rest[1:]
+	}
+	moved := append(append([]token{}, rest...), ts[:n]...)
+	return read(moved, now, f, depth+1)
+}
+
+// parseFramed classifies a command with its frame taken off; after "would
+// you mind" the first word is a gerund, tried as each verb it may come from.
+func parseFramed(ts []token, now time.Time, f framing) Intent {
+	if !f.gerund || len(ts) == 0 {
+		return parseTokens(ts, now, f)
+	}
+	for _, verb := range baseForms(ts[0].word) {
+		if in := parseTokens(withVerb(ts, verb), now, f); in.Kind != None {
+			return in
+		}
+	}
+	return Intent{Kind: None}
+}
+
+// leadingTime is how many tokens at the start of ts are time pieces, read
+// with the same grammar as times after a command, or a stretch of time
+// ("for the next hour").
+func leadingTime(ts []token) int {
+	var w when
+	i := 0
+	for i < len(ts) {
+		n := matchSpan(ts, i)
+		for _, m := range whenGrammar {
+			if n > 0 {
+				break
+			}
+			n = m(&w, ts, i)
+		}
+		if n == 0 {
+			break
+		}
+		i += n
+	}
+	return i
+}
+
+// matchSpan reads how long something should last: "for an hour", "for the
+// next twenty minutes", "for a while", "for now", "for the rest of the day".
+func matchSpan(ts []token, i int) int {
+	if !words(ts, i, "for") {
+		return 0
+	}
+	j := i + 1
+	switch {
+	case words(ts, j, "now"):
+		return 2
+	case words(ts, j, "a", "while|bit|moment|minute|sec|second"):
+		return 3
+	case words(ts, j, "the", "rest", "of", "the|this|my", "day|morning|afternoon|evening|call|meeting|week"):
+		return 6
+	case words(ts, j, "the", "next|coming"):
+		j += 2
+	}
+	if _, n := matchDuration(ts, j); n > 0 {
+		return j + n - i
+	}
+	if j > i+1 && words(ts, j, "hour|minute|day|week|while|bit") {
+		return j + 1 - i // "for the next hour"
+	}
+	return 0
 }
 
 // parseTokens classifies a command with its lead-in already stripped. The
 // order matters: fixed commands first, so "remind me what my reminders are"
 // lists and "remind me again in 5" snoozes before the reminder grammar sees
 // them, and requests for work last, as the widest net.
-func parseTokens(ts []token, now time.Time) Intent {
+func parseTokens(ts []token, now time.Time, f framing) Intent {
 	if len(ts) == 0 {
 		return Intent{Kind: None}
+	}
+	if k, ok := parsePrivacy(ts, f); ok {
+		return Intent{Kind: k}
 	}
 	for _, c := range []struct {
 		phrase *regexp.Regexp
 		kind   Kind
 	}{
-		{pauseListening, PauseListening},
-		{pauseWatching, PauseWatching},
-		{resume, Resume},
 		{cancelPhrase, Cancel},
 		{listPhrase, ListReminders},
 	} {
@@ -95,7 +218,7 @@ func parseTokens(ts []token, now time.Time) Intent {
 	if in, ok := parseSnooze(ts, now); ok {
 		return in
 	}
-	if in, ok := parseRemind(ts, now); ok {
+	if in, ok := parseRemind(ts, now, f); ok {
 		return in
 	}
 	if in, ok := parseTask(ts); ok {

@@ -16,6 +16,31 @@ var remindTrigger = regexp.MustCompile(`^(?:remind me|` +
 	`(?:i need|i want|i would like|i'd like) (?:a )?reminder|` +
 	`(?:i need|i want|i would like|i'd like) to be reminded)\b`)
 
+// messageMe and rememberFor are other ways of asking for a reminder. People
+// say them to each other as well ("ping me when you're done", "set an
+// alarm for six"), so what follows must be the thing to be reminded of,
+// introduced by a linking word or a time, and never a question or a
+// condition. messageMe is what colleagues say to each other most ("ping
+// me about the draft"), so it also needs a time, unless the words were
+// meant for Spirit.
+var (
+	messageMe = regexp.MustCompile(`^(?:(?:ping|nudge|bug|poke|buzz|prompt|alert) me|` +
+		`(?:give|send) me an? (?:reminder|nudge|ping|heads up|heads-up|shout|buzz|poke|alert))\b`)
+	rememberFor = regexp.MustCompile(`^(?:` +
+		`(?:set|create|add|make|schedule|put in|put) (?:me |up )?(?:an? |another )?(?:new )?(?:alert|alarm)|` +
+		`(?:make sure|ensure) i (?:remember|don't forget|dont forget|do not forget)|` +
+		`help me (?:to )?remember|(?:jog|refresh) my memory|` +
+		`(?:i need|i want|i would like|i'd like) (?:a |an )?(?:nudge|ping|alert|alarm|heads up|heads-up))\b`)
+)
+
+// noteToSelf dictates the reminder's words straight after it.
+var noteToSelf = regexp.MustCompile(`^(?:(?:make |take )?a )?note to (?:self|myself)\b`)
+
+// notAReminder after a reminder verb makes it a question or a condition
+// ("ping me when you're done", "alert me if she calls"): something to watch
+// for, which the grammar does not do.
+var notAReminder = append([]string{"if", "once", "whenever", "as", "unless"}, questionWords...)
+
 // questionWords after "remind me" make it a question for Spirit to answer
 // ("remind me what the retainer was"), which is a task, not a reminder.
 var questionWords = []string{"what", "what's", "who", "where", "which", "how", "why", "when", "whether"}
@@ -25,15 +50,44 @@ var questionWords = []string{"what", "what's", "who", "where", "which", "how", "
 // linking words, is the task as the user would read it back: it stays in the
 // user's own first person ("send her my notes"), only the request around it
 // ("remind me to", "remind me that") is turned away.
-func parseRemind(ts []token, now time.Time) (Intent, bool) {
-	n := prefixLen(remindTrigger, ts)
-	if n == 0 {
+func parseRemind(ts []token, now time.Time, f framing) (Intent, bool) {
+	if n := prefixLen(remindTrigger, ts); n > 0 {
+		after := ts[n:]
+		if oneOf(word(after, 0), questionWords...) {
+			return Intent{Kind: Task, Task: readBack(ts)}, true
+		}
+		return remindOf(after, now, true), true
+	}
+	if n := prefixLen(noteToSelf, ts); n > 0 {
+		if in := remindOf(ts[n:], now, false); in.Kind == Remind {
+			return in, true
+		}
 		return Intent{}, false
 	}
-	after := ts[n:]
-	if oneOf(word(after, 0), questionWords...) {
-		return Intent{Kind: Task, Task: readBack(ts)}, true
+	for _, re := range []*regexp.Regexp{messageMe, rememberFor} {
+		n := prefixLen(re, ts)
+		if n == 0 {
+			continue
+		}
+		after := ts[n:]
+		linked := words(after, 0, "to|that|about|of|re|regarding") || leadingTime(after) > 0
+		if !linked || oneOf(word(after, 0), notAReminder...) || words(after, 0, "in", "case") {
+			return Intent{}, false
+		}
+		in := remindOf(after, now, false)
+		if in.Kind == Remind && (in.Due != nil || re != messageMe || f.named) {
+			return in, true
+		}
+		return Intent{}, false
 	}
+	return Intent{}, false
+}
+
+// remindOf reads the reminder's task and time from what follows the
+// request. Without a task, "remind me" may still be a snooze (when
+// snoozes is set, see remindWithoutTask); other requests then ask nothing.
+// A task that only points at the screen ("about it") is a snooze.
+func remindOf(after []token, now time.Time, snoozes bool) Intent {
 	w, rest := extractWhen(after)
 	rest = trimConnectors(rest)
 	if dangling(rest) {
@@ -43,10 +97,27 @@ func parseRemind(ts []token, now time.Time) (Intent, bool) {
 	}
 	task := readBack(rest)
 	due := w.due(now)
-	if task == "" {
-		return remindWithoutTask(w, due, now), true
+	switch {
+	case pointsAtNudge(rest):
+		// "remind me about it tomorrow": "it" can only be the nudge on
+		// screen, so this pushes it back.
+		if in := remindWithoutTask(w, due, now); in.Kind == Snooze {
+			return in
+		}
+		return Intent{Kind: Snooze, Minutes: defaultSnooze}
+	case task == "" && snoozes:
+		return remindWithoutTask(w, due, now)
+	case task == "":
+		return Intent{Kind: None}
 	}
-	return Intent{Kind: Remind, Task: task, Due: due, Every: w.every}, true
+	return Intent{Kind: Remind, Task: task, Due: due, Every: w.every}
+}
+
+// pointsAtNudge reports whether a reminder's task is only a word pointing
+// at what is on screen.
+func pointsAtNudge(ts []token) bool {
+	return len(ts) == 1 && words(ts, 0, "it|that|this") ||
+		len(ts) == 2 && words(ts, 0, "this|that", "one")
 }
 
 // remindWithoutTask: "remind me in 10 minutes" or "remind me later" names no
@@ -75,7 +146,8 @@ func trimConnectors(ts []token) []token {
 		case words(ts, 0, "to|that|about|of|for|re|regarding|please|and|then|so"):
 			ts = ts[1:]
 		default:
-			return trimTail(ts)
+			ts, _ = trimTail(ts)
+			return ts
 		}
 	}
 	return ts

@@ -124,8 +124,15 @@ var fillers = map[string]bool{
 	"hmm": true, "mm": true, "ah": true, "oh": true, "so": true, "ok": true,
 	"okay": true, "alright": true, "well": true, "and": true, "also": true,
 	"actually": true, "now": true, "wait": true, "no": true, "yeah": true,
-	"hey": true, "hi": true, "please": true, "kindly": true, "spirit": true,
+	"hey": true, "hi": true, "yo": true, "please": true, "kindly": true,
+	"just": true, "oops": true, "whoops": true, "sorry": true, "possibly": true,
+	"quickly": true,
 }
+
+// spiritName is what the lawyer calls Spirit. Said around a command
+// ("spirit, ...", "... thanks spirit") it shows the words are meant for
+// Spirit, like the wake phrase.
+const spiritName = "spirit"
 
 // disfluencies may come before the wake phrase without hiding it.
 var disfluencies = map[string]bool{
@@ -134,44 +141,190 @@ var disfluencies = map[string]bool{
 }
 
 // politeRequest matches the ways of asking Spirit to do something; what
-// follows is the request itself.
-var politeRequest = regexp.MustCompile(`^(?:(?:can|could|would|will) (?:you|u)|i (?:need|want|would like|'d like) you to|i'd like you to|go ahead and)\b`)
+// follows is the request itself. They ask a listener to act, so with or
+// without a wake phrase what follows is read as a command.
+var politeRequest = regexp.MustCompile(`^(?:` + strings.Join([]string{
+	`(?:can|could|would|will) (?:you|u)`,
+	`(?:are you|would you be) able to`,
+	`be able to`, // after "could you": "could you be able to..."
+	`(?:would|could) you be (?:so kind as|kind enough) to`,
+	`be (?:so kind as|kind enough) to`,
+	`i (?:need|want|would like|'d like) you to`,
+	`i'd like you to`,
+	`(?:i'd|i would) (?:really )?appreciate it if you (?:could|would|can)`,
+	`it (?:would|'d) be (?:great|nice|helpful|good|lovely) if you (?:could|would|can)`,
+	`it'd be (?:great|nice|helpful|good|lovely) if you (?:could|would|can)`,
+	`i (?:was|am|'m) wondering if you (?:could|would|can)`,
+	`i'm wondering if you (?:could|would|can)`,
+	`i wonder if you (?:could|would|can)`,
+	`if you (?:could|would|can|don't mind|dont mind|do not mind)`,
+	`(?:could|can|may) i (?:ask|get) you to`,
+	`do me a (?:favor|favour) and`,
+	`go ahead and`,
+	`when you (?:get|have) a (?:chance|moment|minute|sec|second)`,
+}, "|") + `)\b`)
 
-// stripLead removes wake words, fillers and request prefixes in any order:
-// "hey spirit, um, can you please draft ..." starts at "draft".
-func stripLead(ts []token) []token {
-	for len(ts) > 0 {
-		switch {
-		case fillers[ts[0].word]:
-			ts = ts[1:]
-		case words(ts, 0, "all", "right"):
-			ts = ts[2:]
-		default:
-			n := prefixLen(politeRequest, ts)
-			if n == 0 {
-				return ts
-			}
-			ts = ts[n:]
-		}
-	}
-	return ts
+// mindRequest asks with a gerund ("would you mind pausing listening"); the
+// gerund is then read as the command's verb.
+var mindRequest = regexp.MustCompile(`^(?:(?:would|do) you mind|mind)\b`)
+
+// permission matches frames that give leave or state a wish rather than
+// ask ("you can stop watching now", "I want to see my reminders"). People
+// say them to each other all the time ("you can send it tomorrow", "let's
+// push that back"), so unless the words are meant for Spirit they only
+// frame the commands that are safe to act on (see framing.allows).
+var permission = regexp.MustCompile(`^(?:you (?:can|may|could)|feel free to|i (?:want|need) to|` +
+	`(?:i'd|i would) like to|let's|let us)\b`)
+
+// framing is what was said around a command.
+type framing struct {
+	named  bool // the wake phrase or Spirit's name was said: the words are meant for Spirit
+	weak   bool // a permission frame was taken off
+	gerund bool // a "would you mind" frame was taken off: the first word is a gerund
 }
 
-// trimTail drops courtesies at the end ("..., please", "thanks, Spirit").
-func trimTail(ts []token) []token {
+func (f framing) join(g framing) framing {
+	return framing{named: f.named || g.named, weak: f.weak || g.weak, gerund: g.gerund}
+}
+
+// allows reports whether a command read inside f may be acted on. Only
+// requests that are harmless to act on wrongly (privacy controls, a
+// reminder Spirit asks to confirm, reading the list) pass a permission
+// frame that was not addressed to Spirit; undoing, snoozing or starting
+// work on overheard words would cost the lawyer's trust.
+func (f framing) allows(k Kind) bool {
+	if !f.weak || f.named {
+		return true
+	}
+	switch k {
+	case PauseListening, PauseWatching, Resume, Remind, ListReminders:
+		return true
+	}
+	return false
+}
+
+// unwrap removes what is said around a command: wake words, fillers,
+// Spirit's name and request frames at the start, in any order ("hey spirit,
+// um, could you please draft ..." starts at "draft"), and courtesies at
+// the end ("..., thanks spirit").
+func unwrap(ts []token) ([]token, framing) {
+	var f framing
+	ts, f.named = trimTail(ts)
 	for len(ts) > 0 {
-		n := len(ts)
 		switch {
-		case oneOf(ts[n-1].word, "please", "thanks", "spirit"):
-			ts = ts[:n-1]
-		case n >= 3 && words(ts, n-2, "thank", "you") && endsClause(ts[n-3]):
-			// Only after a pause: "draft a thank you" keeps its words.
-			ts = ts[:n-2]
+		case ts[0].word == spiritName:
+			f.named = true
+			ts = ts[1:]
+		case words(ts, 0, "no") && (words(ts, 1, "more") || isGerund(word(ts, 1))) && !endsClause(ts[0]):
+			// "no more screenshots", "no peeking": a command, not a filler.
+			return ts, f
+		case fillers[ts[0].word]:
+			ts = ts[1:]
+		case words(ts, 0, "all", "right"), words(ts, 0, "right", "now"):
+			ts = ts[2:]
+		case prefixLen(mindRequest, ts) > 0:
+			n := prefixLen(mindRequest, ts)
+			rest := ts[n:]
+			for len(rest) > 0 && fillers[rest[0].word] {
+				rest = rest[1:]
+			}
+			if !isGerund(word(rest, 0)) {
+				// "do you mind if I step out" asks nothing of Spirit.
+				return ts, f
+			}
+			f.gerund = true
+			return rest, f
+		case prefixLen(remindTrigger, ts) > 0:
+			// "I want to be reminded ..." is the request itself, not a
+			// permission frame around one.
+			return ts, f
 		default:
-			return ts
+			if n := prefixLen(politeRequest, ts); n > 0 {
+				ts = ts[n:]
+				continue
+			}
+			if n := prefixLen(permission, ts); n > 0 {
+				f.weak = true
+				ts = ts[n:]
+				continue
+			}
+			return ts, f
 		}
 	}
-	return ts
+	return ts, f
+}
+
+func isGerund(w string) bool { return len(w) > 4 && strings.HasSuffix(w, "ing") }
+
+// baseForms are the verbs a gerund may come from, most likely first:
+// "reminding" remind, "pausing" pause, "stopping" stop.
+func baseForms(gerund string) []string {
+	stem := strings.TrimSuffix(gerund, "ing")
+	forms := []string{stem, stem + "e"}
+	if n := len(stem); n >= 2 && stem[n-1] == stem[n-2] {
+		forms = append(forms, stem[:n-1])
+	}
+	return forms
+}
+
+// withVerb returns ts with its first word replaced by verb, as said.
+func withVerb(ts []token, verb string) []token {
+	return append([]token{{raw: verb, word: verb}}, ts[1:]...)
+}
+
+// courtesies are said after a command; the ones marked afterPause only
+// when the recogniser heard a pause before them, so "draft a thank you"
+// keeps its words.
+var courtesies = []struct {
+	words      []string
+	afterPause bool
+}{
+	{[]string{"please"}, false},
+	{[]string{"thanks"}, false},
+	{[]string{"cheers"}, false},
+	{[]string{"sorry"}, true},
+	{[]string{"thank", "you"}, true},
+	{[]string{"thanks", "a", "lot"}, false},
+	{[]string{"thanks", "so", "much"}, false},
+	{[]string{"thanks", "very", "much"}, false},
+	{[]string{"thank", "you", "so", "much"}, false},
+	{[]string{"thank", "you", "very", "much"}, false},
+	{[]string{"much", "appreciated"}, false},
+	{[]string{"if", "you", "could|would|can|please"}, false},
+	{[]string{"if", "you", "don't|dont", "mind"}, false},
+	{[]string{"if", "you", "do", "not", "mind"}, false},
+	{[]string{"would|could|will|can", "you"}, true},
+	{[]string{"when", "you", "get|have", "a", "chance|moment|minute|sec|second"}, false},
+	{[]string{"ok|okay|alright"}, true},
+}
+
+// trimTail drops courtesies and Spirit's name at the end ("..., please",
+// "thanks, Spirit"); named reports whether the name was among them.
+func trimTail(ts []token) (rest []token, named bool) {
+	afterName := false
+	for {
+		n := len(ts)
+		if n > 0 && ts[n-1].word == spiritName {
+			ts, named, afterName = ts[:n-1], true, true
+			continue
+		}
+		cut := 0
+		for _, c := range courtesies {
+			k := len(c.words)
+			if n <= k || !words(ts, n-k, c.words...) {
+				continue
+			}
+			// "..., thank you" after a pause, or "thank you, Spirit".
+			if !c.afterPause || endsClause(ts[n-k-1]) || afterName {
+				cut = k
+				break
+			}
+		}
+		if cut == 0 {
+			return ts, named
+		}
+		ts, afterName = ts[:n-cut], false
+	}
 }
 
 // endsClause reports whether the recogniser put a pause mark after t.

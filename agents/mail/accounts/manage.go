@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/spirit-app/spirit/agents/mail/imap"
 	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/mail/mbox"
 	"github.com/spirit-app/spirit/agents/mail/oauth"
 	"github.com/spirit-app/spirit/agents/secrets"
 )
@@ -66,6 +68,20 @@ func saveAndCheck(ctx context.Context, sec secrets.Store, a index.Account, cr Cr
 		}
 		return secrets.SaveToken(ctx, sec, TokenKey(a.ID), cr.Token)
 	case index.KindMbox, index.KindMaildir:
+		// Settings and `spirit mail add` both come here: refuse what a
+		// sync could not read, or would read forever (a device, a named
+		// pipe), before it is stored and synced every five minutes.
+		var c FileConfig
+		if err := json.Unmarshal(a.Config, &c); err != nil {
+			return fmt.Errorf("account %d settings: %w", a.ID, err)
+		}
+		check := mbox.CheckMbox
+		if a.Kind == index.KindMaildir {
+			check = mbox.CheckMaildir
+		}
+		if err := check(c.Path); err != nil {
+			return err
+		}
 		conn, err := Connect(ctx, a, sec, nil)
 		if err != nil {
 			return err

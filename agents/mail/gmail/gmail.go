@@ -453,7 +453,9 @@ func decodeError(status int, _ http.Header, body []byte) oauth.ErrorDetail {
 	}
 	var d oauth.ErrorDetail
 	if json.Unmarshal(body, &e) != nil || (e.Error.Message == "" && e.Error.Status == "") {
-		d.Message = strings.TrimSpace(string(body[:min(len(body), 512)]))
+		// Whole: oauth.Client scrubs credentials out of it before cutting
+		// it short, and a cut first could leave half a secret behind.
+		d.Message = strings.TrimSpace(string(body))
 		return d
 	}
 	d.Code, d.Message = e.Error.Status, e.Error.Message

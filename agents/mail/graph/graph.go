@@ -382,6 +382,8 @@ func decodeError(status int, h http.Header, body []byte) oauth.ErrorDetail {
 		}
 		return d
 	}
-	d.Message = strings.TrimSpace(string(body[:min(len(body), 512)]))
+	// Whole: oauth.Client scrubs credentials out of it before cutting it
+	// short, and a cut first could leave half a secret behind.
+	d.Message = strings.TrimSpace(string(body))
 	return d
 }

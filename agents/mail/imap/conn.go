@@ -73,6 +73,17 @@ func run(ctx context.Context, closer interface{ Close() error }, timeout time.Du
 	}
 }
 
+// run is the package's run with the server's part of f's error scrubbed of
+// the account's credentials (see package redact). Servers echo them in NO
+// and BAD texts, and every error from here on is logged, kept in the mail
+// status and shown to the lawyer. Callers hold c.mu.
+func (c *Connector) run(ctx context.Context, closer interface{ Close() error }, timeout time.Duration, f func(kick func()) error) error {
+	// Read now: f runs on another goroutine, which a timeout may leave
+	// behind while a later login replaces c.scrub.
+	scrub := c.scrub
+	return run(ctx, closer, timeout, func(kick func()) error { return scrub.Error(f(kick)) })
+}
+
 // waitDone waits for f to notice the closed connection, but not forever:
 // a goroutine stuck in library code must not hang the caller too.
 func waitDone(done <-chan error) {
@@ -114,12 +125,12 @@ func (c *Connector) connect(ctx context.Context) (*imapclient.Client, error) {
 			return nil, tlsError(addr, err)
 		}
 		cl = imapclient.New(tc, opts)
-		if err := run(ctx, cl, cfg.DialTimeout, func(func()) error { return cl.WaitGreeting() }); err != nil {
+		if err := c.run(ctx, cl, cfg.DialTimeout, func(func()) error { return cl.WaitGreeting() }); err != nil {
 			cl.Close()
 			return nil, greetingError(addr, err)
 		}
 	case TLSStartTLS:
-		err := run(ctx, raw, cfg.DialTimeout, func(func()) error {
+		err := c.run(ctx, raw, cfg.DialTimeout, func(func()) error {
 			var err error
 			cl, err = imapclient.NewStartTLS(raw, opts)
 			return err
@@ -133,7 +144,7 @@ func (c *Connector) connect(ctx context.Context) (*imapclient.Client, error) {
 		}
 	case TLSNone:
 		cl = imapclient.New(raw, opts)
-		if err := run(ctx, cl, cfg.DialTimeout, func(func()) error { return cl.WaitGreeting() }); err != nil {
+		if err := c.run(ctx, cl, cfg.DialTimeout, func(func()) error { return cl.WaitGreeting() }); err != nil {
 			cl.Close()
 			return nil, greetingError(addr, err)
 		}
@@ -192,7 +203,7 @@ func greetingError(addr string, err error) error {
 func (c *Connector) login(ctx context.Context, cl *imapclient.Client) error {
 	cfg := &c.cfg
 	var caps goimap.CapSet
-	if err := run(ctx, cl, cfg.CommandTimeout, func(func()) error {
+	if err := c.run(ctx, cl, cfg.CommandTimeout, func(func()) error {
 		caps = cl.Caps()
 		return nil
 	}); err != nil {
@@ -203,7 +214,7 @@ func (c *Connector) login(ctx context.Context, cl *imapclient.Client) error {
 		return c.loginOAuth(ctx, cl, caps)
 	}
 
-	err := run(ctx, cl, cfg.CommandTimeout, func(func()) error {
+	err := c.run(ctx, cl, cfg.CommandTimeout, func(func()) error {
 		if caps.Has(goimap.CapLoginDisabled) {
 			// LOGIN is off (typically before STARTTLS); AUTHENTICATE
 			// PLAIN may still be allowed.
@@ -216,8 +227,11 @@ func (c *Connector) login(ctx context.Context, cl *imapclient.Client) error {
 	}
 	var imapErr *goimap.Error
 	if errors.As(err, &imapErr) {
-		return fmt.Errorf("%w: %s rejected the login for %s: check the user name and the password; if the account uses two-step verification (Gmail, iCloud, Yahoo, Microsoft), use an app password (server said: %s)",
-			ErrAuth, cfg.Host, cfg.Username, imapErr.Text)
+		// errors.As reaches past the scrubbed wrapper to the server's raw
+		// text: scrub it again. The user name is left out of our own words
+		// too, as it is of the server's: the lawyer knows which account.
+		return fmt.Errorf("%w: %s rejected the login: check the user name and the password; if the account uses two-step verification (Gmail, iCloud, Yahoo, Microsoft), use an app password (server said: %s)",
+			ErrAuth, cfg.Host, c.scrub.String(imapErr.Text))
 	}
 	return fmt.Errorf("imap: login to %s: %w", cfg.Host, err)
 }
@@ -226,14 +240,19 @@ func (c *Connector) loginOAuth(ctx context.Context, cl *imapclient.Client, caps 
 	cfg := &c.cfg
 	tok, err := cfg.TokenSource.Token()
 	if err != nil {
+		// The token endpoint's answer may echo the refresh token; a
+		// source other than package oauth's may not have scrubbed it.
+		err = c.creds.Error(err)
 		var re *oauth2.RetrieveError
 		if errors.As(err, &re) {
 			// invalid_grant and friends: the refresh token was revoked
 			// or expired; only a new sign-in helps.
-			return fmt.Errorf("%w: the sign-in for %s expired or was revoked; sign in again: %w", ErrAuth, cfg.Username, err)
+			return fmt.Errorf("%w: the sign-in expired or was revoked; sign in again: %w", ErrAuth, err)
 		}
-		return fmt.Errorf("imap: getting an OAuth access token for %s: %w", cfg.Username, err)
+		return fmt.Errorf("imap: getting an OAuth access token: %w", err)
 	}
+	// From now on the server may echo this token too.
+	c.scrub = c.creds.With(tok.AccessToken)
 
 	mech := cfg.OAuthMechanism
 	if mech == "" {
@@ -255,7 +274,7 @@ func (c *Connector) loginOAuth(ctx context.Context, cl *imapclient.Client, caps 
 		return fmt.Errorf("imap: unknown OAuth SASL mechanism %q", mech)
 	}
 
-	err = run(ctx, cl, cfg.CommandTimeout, func(func()) error { return cl.Authenticate(sc) })
+	err = c.run(ctx, cl, cfg.CommandTimeout, func(func()) error { return cl.Authenticate(sc) })
 	if err == nil {
 		return nil
 	}
@@ -263,10 +282,10 @@ func (c *Connector) loginOAuth(ctx context.Context, cl *imapclient.Client, caps 
 	if errors.As(err, &imapErr) || serverError(sc) != nil {
 		detail := ""
 		if se := serverError(sc); se != nil && se.Status != "" {
-			detail = " (" + se.Status + ")"
+			detail = " (" + c.scrub.String(se.Status) + ")"
 		}
-		return fmt.Errorf("%w: %s rejected the OAuth access token for %s%s: sign in to the account again, and check that IMAP access is enabled for it: %w",
-			ErrAuth, cfg.Host, cfg.Username, detail, err)
+		return fmt.Errorf("%w: %s rejected the OAuth access token%s: sign in to the account again, and check that IMAP access is enabled for it: %w",
+			ErrAuth, cfg.Host, detail, err)
 	}
 	return fmt.Errorf("imap: %s authentication to %s: %w", mech, cfg.Host, err)
 }

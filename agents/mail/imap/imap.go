@@ -26,6 +26,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/spirit-app/spirit/agents/mail"
+	"github.com/spirit-app/spirit/agents/redact"
 )
 
 // TLSMode says how the connection is secured.
@@ -82,7 +83,8 @@ type Config struct {
 	// Progress, if set, is told how far a sync has come.
 	Progress mail.Progress
 	// Logger receives operational logs (never message contents or
-	// credentials). Default slog.Default().
+	// credentials: server texts are scrubbed, see Connector.run). Default
+	// slog.Default().
 	Logger *slog.Logger
 }
 
@@ -92,8 +94,13 @@ type Connector struct {
 	log *slog.Logger
 	now func() time.Time
 
-	mu sync.Mutex // serialises commands; guards cl
-	cl *imapclient.Client
+	// creds scrubs the account's user name and password out of server
+	// texts; scrub adds the OAuth access token of the current connection.
+	creds *redact.Scrubber
+
+	mu    sync.Mutex // serialises commands; guards cl and scrub
+	cl    *imapclient.Client
+	scrub *redact.Scrubber
 }
 
 var _ mail.Connector = (*Connector)(nil)
@@ -135,10 +142,13 @@ func New(cfg Config) (*Connector, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	creds := redact.New(cfg.Username, cfg.Password)
 	return &Connector{
-		cfg: cfg,
-		log: log.With("component", "mail/imap", "host", cfg.Host, "user", cfg.Username),
-		now: time.Now,
+		cfg:   cfg,
+		log:   log.With("component", "mail/imap", "host", cfg.Host, "user", cfg.Username),
+		now:   time.Now,
+		creds: creds,
+		scrub: creds,
 	}, nil
 }
 
@@ -181,7 +191,7 @@ func (c *Connector) client(ctx context.Context) (*imapclient.Client, error) {
 		// telling us: probe with NOOP before reusing one. One round trip
 		// per Sync is cheap next to a failed sync.
 		cl := c.cl
-		err := run(ctx, cl, min(c.cfg.CommandTimeout, 15*time.Second), func(func()) error { return cl.Noop().Wait() })
+		err := c.run(ctx, cl, min(c.cfg.CommandTimeout, 15*time.Second), func(func()) error { return cl.Noop().Wait() })
 		if err == nil {
 			return cl, nil
 		}
@@ -211,7 +221,7 @@ func (c *Connector) drop() {
 
 // do runs f on the connection with the command timeout.
 func (c *Connector) do(ctx context.Context, cl *imapclient.Client, f func(kick func()) error) error {
-	return run(ctx, cl, c.cfg.CommandTimeout, f)
+	return c.run(ctx, cl, c.cfg.CommandTimeout, f)
 }
 
 // listFolders asks the server for its mailboxes and picks the ones to sync.

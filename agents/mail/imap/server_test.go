@@ -48,8 +48,13 @@ type testServer struct {
 	// server received, to check the client's bytes on the wire.
 	saslWire []byte
 	// poison is a UID whose body FETCH the server refuses with NO, as
-	// Exchange does for a damaged message.
-	poison goimap.UID
+	// Exchange does for a damaged message; poisonText, if set, is the NO's
+	// text.
+	poison     goimap.UID
+	poisonText string
+	// loginErr, if set, decides every LOGIN first: a server that echoes
+	// the credentials in its NO.
+	loginErr func(user, password string) error
 }
 
 func (ts *testServer) setPoison(uid goimap.UID) {
@@ -60,10 +65,13 @@ func (ts *testServer) setPoison(uid goimap.UID) {
 
 func (s *testSession) Fetch(w *imapserver.FetchWriter, numSet goimap.NumSet, options *goimap.FetchOptions) error {
 	s.ts.mu.Lock()
-	poison := s.ts.poison
+	poison, text := s.ts.poison, s.ts.poisonText
 	s.ts.mu.Unlock()
 	if set, ok := numSet.(goimap.UIDSet); ok && poison != 0 && set.Contains(poison) && len(options.BodySection) > 0 {
-		return &goimap.Error{Type: goimap.StatusResponseTypeNo, Text: "The message could not be retrieved"}
+		if text == "" {
+			text = "The message could not be retrieved"
+		}
+		return &goimap.Error{Type: goimap.StatusResponseTypeNo, Text: text}
 	}
 	return s.UserSession.Fetch(w, numSet, options)
 }
@@ -184,6 +192,14 @@ type testSession struct {
 }
 
 func (s *testSession) Login(username, password string) error {
+	s.ts.mu.Lock()
+	loginErr := s.ts.loginErr
+	s.ts.mu.Unlock()
+	if loginErr != nil {
+		if err := loginErr(username, password); err != nil {
+			return err
+		}
+	}
 	if err := s.ts.user.Login(username, password); err != nil {
 		return err
 	}

@@ -133,8 +133,54 @@ type candidate struct {
 	match  string
 }
 
+// MaxSubjectRunes caps the subject a search matches. RFC 5322 sets no
+// limit on a subject, but real ones stay well under a thousand characters
+// (a client shows it on one line: a long one is a sentence or two),
+// while a window title or a model's argument can be any length, and
+// normalising and tokenising it is work that grows with it. A longer
+// subject is cut there (see CapSubject).
+const MaxSubjectRunes = 1000
+
+// maxFreeTextRunes caps Query and Sender for the same reason: no real
+// search needs more, and only maxQueryTerms words of it are used.
+const maxFreeTextRunes = 4 * MaxSubjectRunes
+
+// CapSubject returns s cut to its first MaxSubjectRunes runes. The cut is
+// matched exactly, never as a truncated subject ("…"): no real subject is
+// that long, so it normally matches nothing, where as a prefix its
+// normalised form (which may be short, if reply prefixes filled the cut)
+// could match many threads. An ellipsis the cut happens to end in is
+// dropped for that reason. It reads at most MaxSubjectRunes+1 runes of s,
+// so it costs the same for a subject of any length.
+func CapSubject(s string) string {
+	cut, ok := cutRunes(s, MaxSubjectRunes, MaxSubjectRunes)
+	if !ok {
+		return s
+	}
+	return strings.TrimRight(cut, ".…")
+}
+
+// cutRunes returns the first keep runes of s and true when s has more
+// than limit runes (keep <= limit), else s and false.
+func cutRunes(s string, keep, limit int) (string, bool) {
+	n, end := 0, len(s)
+	for i := range s {
+		if n == keep {
+			end = i
+		}
+		if n == limit {
+			return s[:end], true
+		}
+		n++
+	}
+	return s, false
+}
+
 // SearchEmail finds candidate threads for the analyst, best first.
 func (x *Index) SearchEmail(ctx context.Context, q SearchQuery) ([]ThreadHit, error) {
+	q.Subject = CapSubject(q.Subject)
+	q.Query, _ = cutRunes(q.Query, maxFreeTextRunes, maxFreeTextRunes)
+	q.Sender, _ = cutRunes(q.Sender, maxFreeTextRunes, maxFreeTextRunes)
 	limit := q.Limit
 	if limit <= 0 {
 		limit = defaultLimit
@@ -245,8 +291,13 @@ func similarSubjectThreads(ctx context.Context, db *sql.DB, qn string, truncated
 	if len(qt) == 0 {
 		return nil, nil
 	}
-	terms := make([]string, 0, len(qt))
-	for _, t := range qt {
+	// One term per distinct word, and only the longest few: a query of
+	// thousands of OR'd terms (a title repeating one word) costs FTS5
+	// time in proportion to terms times matches. The longest words are
+	// the rarest, and a subject the Dice test below accepts shares most
+	// of the query's words, so it still shares some of these.
+	terms := make([]string, 0, min(len(qt), maxSimilarTerms))
+	for _, t := range longestDistinct(qt, maxSimilarTerms) {
 		terms = append(terms, quoteTerm(t))
 	}
 	expr := `{subject} : (` + strings.Join(terms, " OR ") + `)`
@@ -269,11 +320,59 @@ func similarSubjectThreads(ctx context.Context, db *sql.DB, qn string, truncated
 		if err := rows.Scan(&tid, &latest, &sn); err != nil {
 			return nil, fmt.Errorf("similar subject: %w", err)
 		}
-		if out[tid] == nil && subjectSimilarity(qt, subjectTokens(sn), truncated) >= 0.8 {
+		// Each row's comparison is bounded by the capped subject, but
+		// up to 200 of them may run: stop when the caller's time is up.
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("similar subject: %w", err)
+		}
+		if out[tid] != nil {
+			continue
+		}
+		st := subjectTokens(sn)
+		if !diceReachable(len(qt), len(st), minSubjectDice, truncated) {
+			continue
+		}
+		if subjectSimilarity(qt, st, truncated) >= minSubjectDice {
 			out[tid] = &candidate{latest: latest, match: MatchSubjectSimilar}
 		}
 	}
 	return out, rows.Err()
+}
+
+// minSubjectDice is the share of words a similar subject must share.
+const minSubjectDice = 0.8
+
+// maxSimilarTerms bounds the words of the similar-subject FTS query.
+const maxSimilarTerms = 16
+
+// longestDistinct returns the distinct words of ws, at most n of them,
+// longest first (ties in their first order): the rarest words, which
+// select best.
+func longestDistinct(ws []string, n int) []string {
+	seen := make(map[string]bool, len(ws))
+	out := make([]string, 0, len(ws))
+	for _, w := range ws {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out[:min(len(out), n)]
+}
+
+// diceReachable reports whether word lists of nq and ns words could have
+// a Dice coefficient of at least threshold: at most min(nq, ns) words can
+// match, so lists of very different lengths never do. It spares the word
+// comparison of a query against subjects it cannot be similar to.
+func diceReachable(nq, ns int, threshold float64, truncated bool) bool {
+	if truncated && ns > nq {
+		ns = nq // subjectSimilarity compares only the query's length
+	}
+	if nq+ns == 0 {
+		return false
+	}
+	return 2*float64(min(nq, ns)) >= threshold*float64(nq+ns)
 }
 
 // subjectSimilarity is the Dice coefficient of two word lists, words
@@ -284,22 +383,40 @@ func subjectSimilarity(q, s []string, truncated bool) float64 {
 	if truncated && len(s) > len(q) {
 		s = s[:len(q)]
 	}
+	if len(q)+len(s) == 0 {
+		return 0
+	}
+	// Equal words first, through a map: linear in the words, where
+	// comparing every pair is their product. Only the words left over
+	// (the misread ones, a few in a real subject) are compared pairwise.
+	free := make(map[string][]int, len(s)) // word -> unused positions in s
+	for j, v := range s {
+		free[v] = append(free[v], j)
+	}
 	used := make([]bool, len(s))
 	matched := 0
+	var rest []int // positions in q without an equal word
 	for i, w := range q {
+		if js := free[w]; len(js) > 0 {
+			used[js[0]] = true
+			free[w] = js[1:]
+			matched++
+			continue
+		}
+		rest = append(rest, i)
+	}
+	for _, i := range rest {
+		w := q[i]
 		for j, v := range s {
 			if used[j] {
 				continue
 			}
-			if w == v || closeWords(w, v) || (truncated && i == len(q)-1 && strings.HasPrefix(v, w)) {
+			if closeWords(w, v) || (truncated && i == len(q)-1 && strings.HasPrefix(v, w)) {
 				used[j] = true
 				matched++
 				break
 			}
 		}
-	}
-	if len(q)+len(s) == 0 {
-		return 0
 	}
 	return 2 * float64(matched) / float64(len(q)+len(s))
 }
@@ -464,6 +581,8 @@ func senderExpr(s string) string {
 	if len(toks) == 0 {
 		return ""
 	}
+	// No name or address has more words; a longer sender is not one.
+	toks = toks[:min(len(toks), maxQueryTerms)]
 	terms := make([]string, 0, len(toks))
 	for _, t := range toks {
 		terms = append(terms, quoteTerm(t)+"*")
@@ -476,6 +595,7 @@ const maxQueryTerms = 12
 
 // queryTerms splits free text into quoted FTS5 terms and phrases.
 func queryTerms(s string) (words, phrases []string) {
+	seen := map[string]bool{}
 	parts := strings.Split(s, `"`)
 	for i, p := range parts {
 		toks := ftsTokens(p)
@@ -484,11 +604,15 @@ func queryTerms(s string) (words, phrases []string) {
 			continue
 		}
 		for _, t := range toks {
-			if q := quoteTerm(t); !slices.Contains(words, q) {
+			// A set, not a scan of words: a long query of distinct
+			// words would make the scan quadratic.
+			if q := quoteTerm(t); !seen[q] {
+				seen[q] = true
 				words = append(words, q)
 			}
 		}
 	}
+	phrases = phrases[:min(len(phrases), maxQueryTerms)]
 	if n := len(words) + len(phrases); n > maxQueryTerms {
 		// Keep the longest words: they are the rarest.
 		slices.SortStableFunc(words, func(a, b string) int { return len(b) - len(a) })

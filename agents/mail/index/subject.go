@@ -73,17 +73,24 @@ func SubjectMatches(query, full string) bool {
 func normalizeSubject(s string) (norm string, truncated bool) {
 	s = cleanSubject(s)
 	s, truncated = trimEllipsis(s)
+	// Each pass removes what it finds by slicing, never by building a new
+	// string: a subject of thousands of "RE: " would otherwise be copied
+	// once per prefix, quadratic in its length (this runs on every
+	// indexed message's raw subject). The prefix patterns are anchored,
+	// so each look costs only the prefix it reads.
 	for {
-		before := s
+		before := len(s)
 		s = strings.TrimSpace(s)
-		if m := wrappedFwdRe.FindStringSubmatch(s); m != nil {
-			s = m[1]
+		if strings.HasPrefix(s, "[") {
+			if m := wrappedFwdRe.FindStringSubmatchIndex(s); m != nil {
+				s = s[m[2]:m[3]]
+			}
 		}
-		s = replyPrefixRe.ReplaceAllString(s, "")
-		s = fwdPrefixRe.ReplaceAllString(s, "")
-		s = leadTagRe.ReplaceAllString(s, "")
+		s = trimPrefixMatch(replyPrefixRe, s)
+		s = trimPrefixMatch(fwdPrefixRe, s)
+		s = trimPrefixMatch(leadTagRe, s)
 		s = strings.TrimLeft(s, "-:;, ")
-		if s == before {
+		if len(s) == before {
 			break
 		}
 	}
@@ -93,6 +100,15 @@ func normalizeSubject(s string) (norm string, truncated bool) {
 		s = strings.TrimRight(s, " -")
 	}
 	return strings.TrimSpace(s), truncated
+}
+
+// trimPrefixMatch removes the match of re, a pattern anchored at the
+// start, from the front of s.
+func trimPrefixMatch(re *regexp.Regexp, s string) string {
+	if loc := re.FindStringIndex(s); loc != nil {
+		return s[loc[1]:]
+	}
+	return s
 }
 
 // cleanSubject applies the character-level normalisation: compatibility

@@ -20,6 +20,7 @@ func TestNormalizeSubject(t *testing.T) {
 		{"FW: Lease", "lease"},                                                    // Outlook
 		{"Fw: Lease", "lease"},                                                    // Outlook, older
 		{"AW: WG: Mietvertrag", "mietvertrag"},                                    // German
+		{strings.Repeat("RE: FW: ", 20000) + "Lease", "lease"},                    // hostile: 160 KB of prefixes (was quadratic)
 		{"SV: VS: Avtal", "avtal"},                                                // Swedish, Finnish
 		{"TR: RE : Bail commercial", "bail commercial"},                           // French, space before colon
 		{"RV: RE: Contrato", "contrato"},                                          // Spanish

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -31,17 +32,27 @@ type Maildir struct {
 
 var _ mail.Connector = (*Maildir)(nil)
 
-// OpenMaildir returns a connector for the Maildir at root.
+// OpenMaildir returns a connector for the Maildir at root. A root that is
+// not a directory is refused with an error wrapping ErrNotMailbox;
+// CheckMaildir also looks inside, for adding an account.
 func OpenMaildir(root string, opt Options) (*Maildir, error) {
 	opt.defaults()
-	st, err := os.Stat(root)
-	if err != nil {
+	if err := checkMaildirRoot(root); err != nil {
 		return nil, fmt.Errorf("open maildir: %w", err)
 	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("open maildir %s: not a directory", root)
-	}
 	return &Maildir{root: root, local: local{opt: opt}}, nil
+}
+
+// checkMaildirRoot refuses a root that is not (or no longer) a directory.
+func checkMaildirRoot(root string) error {
+	st, err := statMailbox(root)
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return notMailbox(root, "a file, not a Maildir folder")
+	}
+	return nil
 }
 
 // IsMaildir reports whether dir is a Maildir (it has a cur folder).
@@ -123,7 +134,10 @@ func splitInfo(name string) (id, flags string) {
 // the messages: all files of the changed folders, or with Known the files
 // not indexed or indexed under another folder (moved), followed by
 // tombstones for indexed messages whose files are gone or flagged T
-// (trashed).
+// (trashed). Message files that are not regular files are passed over;
+// those over the size caps are skipped unread (Skipped lists them). A
+// root that is no longer a directory fails the sync with an error
+// wrapping ErrNotMailbox.
 func (c *Maildir) Sync(ctx context.Context, cur string, fn func(mail.Message) error) (string, error) {
 	prev := parseCursor(cur)
 	next := cursor{V: 1, Folders: map[string]signature{}}
@@ -131,6 +145,11 @@ func (c *Maildir) Sync(ctx context.Context, cur string, fn func(mail.Message) er
 	knownFn := c.opt.Known
 	c.skipped = nil
 	c.mu.Unlock()
+	defer c.logSkipped(ctx, "maildir", c.root)
+
+	if err := checkMaildirRoot(c.root); err != nil {
+		return cur, fmt.Errorf("maildir: %w", err)
+	}
 
 	folders, err := c.folders()
 	if err != nil {
@@ -236,43 +255,66 @@ func (c *Maildir) readFolder(ctx context.Context, f folder, known map[string]str
 
 // readFile parses one message file. ok is false when the file was skipped
 // (logged) or vanished since the listing (a client moved it; the next sync
-// sees it in its new place).
+// sees it in its new place). A file over the message cap is skipped
+// without reading it, and the read stops at a line over the line cap.
 func (c *Maildir) readFile(ctx context.Context, f folder, path string) (mail.Message, bool, error) {
-	file, err := os.Open(path)
+	file, st, err := openRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
+		return mail.Message{}, false, nil
+	}
+	if errors.Is(err, ErrNotMailbox) {
+		// Swapped for a device or pipe since the listing: not a message.
+		c.skip(ctx, f, path, err.Error())
 		return mail.Message{}, false, nil
 	}
 	if err != nil {
 		return mail.Message{}, false, fmt.Errorf("maildir %s: %w", path, err)
 	}
 	defer file.Close()
-	m, err := parseMessage(file, fileDate(file, filepath.Base(path)))
-	if errors.Is(err, mail.ErrPartialBody) {
+	lim := c.opt.limits()
+	if st.Size() > lim.message {
+		c.skip(ctx, f, path, lim.tooLarge(st.Size()))
+		return mail.Message{}, false, nil
+	}
+	r := &boundedReader{r: file, lim: lim}
+	m, err := parseMessage(r, fileDate(st, filepath.Base(path)))
+	if r.over == "" {
+		// The parser stops early (it keeps 1 MiB of text): read the rest
+		// past, unkept, so a line over the cap skips the message as it
+		// does in an mbox file, whichever part it is in. A read error
+		// there is past what the parser needed; only r.over matters.
+		_, _ = io.Copy(io.Discard, r)
+	}
+	switch {
+	case r.over != "":
+		// Whatever the parser made of a cut message, it is not the message.
+		c.skip(ctx, f, path, r.over)
+		return mail.Message{}, false, nil
+	case errors.Is(err, mail.ErrPartialBody):
 		c.opt.Logger.WarnContext(ctx, "maildir: message body read in part", "path", path, "err", err)
-	} else if err != nil {
-		reason := strings.TrimSpace(err.Error())
-		c.opt.Logger.WarnContext(ctx, "maildir: skipped a message", "path", path, "reason", reason)
-		c.mu.Lock()
-		c.skipped = append(c.skipped, Skip{Folder: f.name, Where: filepath.Base(path), Reason: reason})
-		c.mu.Unlock()
+	case err != nil:
+		c.skip(ctx, f, path, err.Error())
 		return mail.Message{}, false, nil
 	}
 	return m, true, nil
 }
 
+func (c *Maildir) skip(ctx context.Context, f folder, path, reason string) {
+	reason = strings.TrimSpace(reason)
+	c.opt.Logger.WarnContext(ctx, "maildir: skipped a message", "path", path, "reason", reason)
+	c.addSkip(Skip{Folder: f.name, Where: filepath.Base(path), Reason: reason})
+}
+
 // fileDate is a message's date when its Date header fails: the delivery
 // time at the start of its name ("1718000000.M1P2.host"), else the file's
 // modification time.
-func fileDate(f *os.File, name string) time.Time {
+func fileDate(st fs.FileInfo, name string) time.Time {
 	if i := strings.IndexByte(name, '.'); i > 0 {
 		if sec, err := strconv.ParseInt(name[:i], 10, 64); err == nil && sec > 0 {
 			return time.Unix(sec, 0)
 		}
 	}
-	if st, err := f.Stat(); err == nil {
-		return st.ModTime()
-	}
-	return time.Time{}
+	return st.ModTime()
 }
 
 // draftsFolder is where CreateDraft writes: ".Drafts" in a Maildir++

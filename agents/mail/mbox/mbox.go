@@ -48,6 +48,9 @@ type Options struct {
 	Known func(ctx context.Context) (map[string]string, error)
 	// Now stamps drafts; time.Now if nil.
 	Now func() time.Time
+	// MaxMessageBytes caps one message; a sync skips a larger one unread
+	// (Skipped lists it). 0 means DefaultMaxMessageBytes.
+	MaxMessageBytes int64
 }
 
 func (o *Options) defaults() {
@@ -78,10 +81,12 @@ type Mbox struct {
 var _ mail.Connector = (*Mbox)(nil)
 
 // OpenMbox returns a connector for the mbox file or the directory of mbox
-// files at path.
+// files at path. Anything else (a device, a named pipe, a socket) is
+// refused with an error wrapping ErrNotMailbox; CheckMbox also looks
+// inside, for adding an account.
 func OpenMbox(path string, opt Options) (*Mbox, error) {
 	opt.defaults()
-	st, err := os.Stat(path)
+	st, err := statMailbox(path)
 	if err != nil {
 		return nil, fmt.Errorf("open mbox: %w", err)
 	}
@@ -182,10 +187,7 @@ func (c *Mbox) folders() ([]folder, error) {
 // isMboxFile reports whether path is a regular file that is empty or
 // starts with a "From " line.
 func isMboxFile(path string) bool {
-	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
-		return false
-	}
-	f, err := os.Open(path)
+	f, _, err := openRegular(path)
 	if err != nil {
 		return false
 	}
@@ -226,10 +228,12 @@ func (c cursor) String() string {
 // Sync re-reads the mbox files whose size or modification time changed
 // since cursor and delivers their messages: all of them, or with Known
 // only those not yet indexed, followed by tombstones for the indexed ones
-// that are gone. Unreadable messages are skipped and logged (Skipped lists
-// them); a last message still being written (no final newline) is skipped
-// too and picked up by the sync after the write completes, because the
-// file's signature changes.
+// that are gone. Unreadable messages, and those over the size caps, are
+// skipped and logged (Skipped lists them); a last message still being
+// written (no final newline) is skipped too and picked up by the sync
+// after the write completes, because the file's signature changes. A path
+// that has become a device, a named pipe or a socket since the account
+// was added fails the sync with an error wrapping ErrNotMailbox, unread.
 func (c *Mbox) Sync(ctx context.Context, cur string, fn func(mail.Message) error) (string, error) {
 	prev := parseCursor(cur)
 	next := cursor{V: 1, Folders: map[string]signature{}}
@@ -237,7 +241,19 @@ func (c *Mbox) Sync(ctx context.Context, cur string, fn func(mail.Message) error
 	knownFn := c.opt.Known
 	c.skipped = nil
 	c.mu.Unlock()
+	defer c.logSkipped(ctx, "mbox", c.path)
 
+	st, err := statMailbox(c.path)
+	if err != nil {
+		return cur, fmt.Errorf("mbox: %w", err)
+	}
+	if st.IsDir() != c.dir {
+		what := "a file"
+		if st.IsDir() {
+			what = "a folder"
+		}
+		return cur, fmt.Errorf("mbox: %s is %s now; remove the account and add it again", c.path, what)
+	}
 	folders, err := c.folders()
 	if err != nil {
 		return cur, fmt.Errorf("mbox %s: %w", c.path, err)
@@ -303,7 +319,7 @@ func tombstones(known map[string]string, folder string, seen map[string]bool, fn
 // readFolder parses one mbox file and delivers its messages that known
 // lacks (all of them when known is nil). It returns the RemoteIDs seen.
 func (c *Mbox) readFolder(ctx context.Context, f folder, known map[string]string, fn func(mail.Message) error) (map[string]bool, error) {
-	file, err := os.Open(f.path)
+	file, _, err := openRegular(f.path)
 	if err != nil {
 		return nil, fmt.Errorf("mbox %s: %w", f.path, err)
 	}
@@ -311,11 +327,15 @@ func (c *Mbox) readFolder(ctx context.Context, f folder, known map[string]string
 	seen := map[string]bool{}
 	occurrences := map[string]int{}
 	isDrafts := strings.EqualFold(f.name, "drafts") || strings.HasSuffix(strings.ToLower(f.name), "/drafts")
-	err = scanMbox(file, func(raw rawMessage) error {
+	err = c.opt.limits().scanMbox(file, func(raw rawMessage) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		where := "offset " + strconv.FormatInt(raw.offset, 10)
+		if raw.skip != "" {
+			c.skip(ctx, f.name, where, raw.skip)
+			return nil
+		}
 		if !raw.complete {
 			c.skip(ctx, f.name, where, "incomplete: the file ends inside this message (a client may still be writing it)")
 			return nil
@@ -350,9 +370,25 @@ func (c *Mbox) readFolder(ctx context.Context, f folder, known map[string]string
 func (c *Mbox) skip(ctx context.Context, folder, where, reason string) {
 	reason = strings.TrimSpace(reason)
 	c.opt.Logger.WarnContext(ctx, "mbox: skipped a message", "path", c.path, "folder", folder, "where", where, "reason", reason)
+	c.addSkip(Skip{Folder: folder, Where: where, Reason: reason})
+}
+
+func (c *local) addSkip(s Skip) {
 	c.mu.Lock()
-	c.skipped = append(c.skipped, Skip{Folder: folder, Where: where, Reason: reason})
+	c.skipped = append(c.skipped, s)
 	c.mu.Unlock()
+}
+
+// logSkipped ends a sync's log with how many messages it left out, so
+// the count shows next to the index's "synced" line and not only as one
+// warning per message.
+func (c *local) logSkipped(ctx context.Context, kind, path string) {
+	c.mu.Lock()
+	n := len(c.skipped)
+	c.mu.Unlock()
+	if n > 0 {
+		c.opt.Logger.WarnContext(ctx, kind+": sync skipped messages", "path", path, "skipped", n)
+	}
 }
 
 // identity is what makes a message itself for its RemoteID: the
@@ -382,72 +418,124 @@ func remoteID(folder, basis string, n int) string {
 type rawMessage struct {
 	offset   int64     // of its "From " line
 	fromDate time.Time // the date on the "From " line, zero if unreadable
-	data     []byte    // the message, ">From " unescaped
+	data     []byte    // the message, ">From " unescaped; nil when skip is set
 	complete bool      // false when the file ended without a final newline
+	size     int64     // of the message in the file, separator line excluded
+	// skip, when set, is why the message was left unread: it is over the
+	// message or line cap.
+	skip string
 }
 
 // asctimeFromRe is a "From " line with a ctime date, for separators not
 // preceded by an empty line (some writers omit it).
 var asctimeFromRe = regexp.MustCompile(`^From \S+ +(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) +(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d{1,2} +\d{1,2}:\d{2}(?::\d{2})?(?: +[+-]?\w+)? +\d{4}\s*$`)
 
+// scanMbox cuts an mbox stream into messages, with the default caps.
+func scanMbox(r io.Reader, fn func(rawMessage) error) error {
+	return defaultLimits.scanMbox(r, fn)
+}
+
 // scanMbox cuts an mbox stream into messages. A line starting "From " is
 // a separator at the start of the file or after an empty line (mboxrd
 // writers escape body lines that start so, as ">From "), or anywhere if it
 // carries a ctime date. Lines of ">From ", ">>From "… lose one ">"; the
 // empty line before a separator belongs to the separator.
-func scanMbox(r io.Reader, fn func(rawMessage) error) error {
+//
+// Memory stays within the caps whatever the stream holds: a message over
+// l.message, or with a line over l.line, is passed to fn with skip set and
+// no data, its bytes read past and dropped as they come.
+func (l limits) scanMbox(r io.Reader, fn func(rawMessage) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
+	// A file that does not start like mbox is refused before its first
+	// line is read: that "line" may be a gigabyte of zeros.
+	if head, err := br.Peek(5); len(head) > 0 && string(head) != "From " {
+		return errors.New("not an mbox file: it does not start with a \"From \" line")
+	} else if err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
 	var (
 		cur       *rawMessage
 		buf       bytes.Buffer
 		offset    int64
 		prevBlank = true
 		line      []byte
+		// Why the current message is being read past instead of kept.
+		overLine, overSize bool
 	)
 	emit := func(complete bool) error {
 		if cur == nil {
 			return nil
 		}
-		data := buf.Bytes()
-		// Drop the separator's empty line.
-		if bytes.HasSuffix(data, []byte("\r\n\r\n")) {
-			data = data[:len(data)-2]
-		} else if bytes.HasSuffix(data, []byte("\n\n")) {
-			data = data[:len(data)-1]
-		}
-		cur.data = bytes.Clone(data)
 		cur.complete = complete
+		switch {
+		case overLine:
+			cur.skip = l.lineTooLong()
+		case overSize:
+			cur.skip = l.tooLarge(cur.size)
+		default:
+			data := buf.Bytes()
+			// Drop the separator's empty line.
+			if bytes.HasSuffix(data, []byte("\r\n\r\n")) {
+				data = data[:len(data)-2]
+			} else if bytes.HasSuffix(data, []byte("\n\n")) {
+				data = data[:len(data)-1]
+			}
+			if buf.Cap() > 1<<20 {
+				// A large buffer goes with its message rather than being
+				// copied (that would double the peak) or kept for the
+				// next, small one.
+				cur.data = data
+				buf = bytes.Buffer{}
+			} else {
+				cur.data = bytes.Clone(data)
+			}
+		}
 		err := fn(*cur)
-		cur = nil
+		cur, overLine, overSize = nil, false, false
 		buf.Reset()
 		return err
 	}
 	for {
-		var err error
-		line, err = readLine(br, line[:0])
-		if len(line) > 0 {
-			if bytes.HasPrefix(line, []byte("From ")) && (prevBlank || asctimeFromRe.Match(bytes.TrimRight(line, "\r\n"))) {
+		var (
+			err error
+			n   int64
+		)
+		line, n, err = readLine(br, line[:0], l.line)
+		if n > 0 {
+			long := n > int64(len(line))
+			switch {
+			case bytes.HasPrefix(line, []byte("From ")) && (prevBlank || !long && asctimeFromRe.Match(bytes.TrimRight(line, "\r\n"))):
 				if err := emit(true); err != nil {
 					return err
 				}
 				cur = &rawMessage{offset: offset, fromDate: fromLineDate(line)}
-			} else if cur == nil {
-				if offset == 0 {
-					return errors.New("not an mbox file: it does not start with a \"From \" line")
-				}
-			} else {
+				overLine = long // a "From " line of a gigabyte: not mail
+			case cur == nil:
+			case overLine || overSize:
+				cur.size += n
+			case long:
+				overLine = true
+				cur.size += n
+				buf = bytes.Buffer{} // what was kept is of no use now
+			case cur.size+n > l.message:
+				overSize = true
+				cur.size += n
+				buf = bytes.Buffer{}
+			default:
+				cur.size += n
 				if isEscapedFrom(line) {
 					buf.Write(line[1:])
 				} else {
 					buf.Write(line)
 				}
 			}
-			t := bytes.TrimRight(line, "\r\n")
-			prevBlank = len(t) == 0
-			offset += int64(len(line))
+			prevBlank = !long && len(bytes.TrimRight(line, "\r\n")) == 0
+			offset += n
 		}
 		if errors.Is(err, io.EOF) {
-			return emit(len(line) == 0 || line[len(line)-1] == '\n')
+			// ReadSlice ends with io.EOF only on a line without "\n": the
+			// file ends inside the last message.
+			return emit(n == 0)
 		}
 		if err != nil {
 			return err
@@ -455,13 +543,19 @@ func scanMbox(r io.Reader, fn func(rawMessage) error) error {
 	}
 }
 
-// readLine appends the next line, with its "\n", to dst.
-func readLine(br *bufio.Reader, dst []byte) ([]byte, error) {
+// readLine appends the next line, with its "\n", to dst, keeping at most
+// limit bytes of it: the rest of a longer line is read and dropped, so a
+// "line" of a gigabyte without a newline costs no memory. n is the
+// line's whole length; n > len(line) tells a line was cut.
+func readLine(br *bufio.Reader, dst []byte, limit int) (line []byte, n int64, err error) {
 	for {
 		chunk, err := br.ReadSlice('\n')
-		dst = append(dst, chunk...)
+		n += int64(len(chunk))
+		if room := limit - len(dst); room > 0 {
+			dst = append(dst, chunk[:min(room, len(chunk))]...)
+		}
 		if !errors.Is(err, bufio.ErrBufferFull) {
-			return dst, err
+			return dst, n, err
 		}
 	}
 }
@@ -524,8 +618,13 @@ func (c *Mbox) CreateDraft(ctx context.Context, d mail.Draft) (mail.DraftRef, er
 
 // appendMbox appends one message (separator line included) to an mbox
 // file, adding the empty line the previous message may lack, and syncs it.
+// Only a regular file is written: a draft "appended" to a device or a
+// named pipe would be lost, or the write would hang.
 func appendMbox(path string, msg []byte) error {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
+		return notMailbox(path, kindOf(st.Mode()))
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND|oNonblock, 0o600)
 	if err != nil {
 		return err
 	}
@@ -533,6 +632,10 @@ func appendMbox(path string, msg []byte) error {
 	if err != nil {
 		f.Close()
 		return err
+	}
+	if !st.Mode().IsRegular() { // swapped after the check above
+		f.Close()
+		return notMailbox(path, kindOf(st.Mode()))
 	}
 	var lead []byte
 	if n := st.Size(); n > 0 {

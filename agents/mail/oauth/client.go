@@ -14,8 +14,11 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/oauth2"
+
+	"github.com/spirit-app/spirit/agents/redact"
 )
 
 // ErrThrottled matches an *APIError for a request the service kept
@@ -146,10 +149,15 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	for attempt := 1; ; attempt++ {
 		tok, err := c.Tokens.Token()
 		if err != nil {
-			return nil, fmt.Errorf("%s %s %s: %w", c.Service, r.Method, path, err)
+			// TokenSource scrubs its errors; another source may not.
+			return nil, fmt.Errorf("%s %s %s: %w", c.Service, r.Method, path, redact.Err(err))
 		}
+		// The service's answers may echo the bearer token: scrub what
+		// comes back before it is logged or becomes an error.
+		scrub := redact.New(tok.AccessToken)
 		resp, err := c.send(ctx, r, tok)
 		if err != nil {
+			err = scrub.Error(err)
 			if ctx.Err() != nil || !idempotent(r.Method) || attempt >= maxAttempts {
 				return nil, fmt.Errorf("%s %s %s: %w", c.Service, r.Method, path, err)
 			}
@@ -168,8 +176,11 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 		if c.Decode != nil {
 			apiErr.ErrorDetail = c.Decode(resp.Status, resp.Header, resp.Body)
 		} else {
-			apiErr.Message = strings.TrimSpace(string(resp.Body[:min(len(resp.Body), 512)]))
+			apiErr.Message = strings.TrimSpace(string(resp.Body))
 		}
+		apiErr.Code = scrubDetail(scrub, apiErr.Code, 512)
+		apiErr.Message = scrubDetail(scrub, apiErr.Message, 512)
+		apiErr.RequestID = scrubDetail(scrub, apiErr.RequestID, 512)
 		apiErr.RetryAfter = c.retryAfter(resp.Header)
 
 		if resp.Status == http.StatusUnauthorized && !reauthorized {
@@ -315,6 +326,22 @@ func Sleep(ctx context.Context, d time.Duration) error {
 func backoff(attempt int) time.Duration {
 	d := min(time.Second<<min(attempt-1, 10), maxBackoff)
 	return d + rand.N(d/2)
+}
+
+// scrubDetail scrubs a service's text of credentials, then cuts it to n
+// bytes (at a rune boundary) so that an HTML page stays readable. Scrubbing
+// first matters: a cut through a secret would leave a part that no longer
+// matches. The first 64 KiB are plenty for n and bound the scrubber's work.
+func scrubDetail(scrub *redact.Scrubber, s string, n int) string {
+	s = strings.TrimSpace(s)
+	s = scrub.String(s[:min(len(s), 64<<10)])
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // idempotent reports whether repeating the method cannot duplicate an

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/spirit-app/spirit/agents/redact"
 )
 
 // DeviceCode is what the lawyer needs to sign in from a browser: open
@@ -44,6 +46,7 @@ func (f DeviceFlow) SignIn(ctx context.Context) (*oauth2.Token, error) {
 	log := logger(f.Logger)
 	da, err := f.Config.DeviceAuth(ctx)
 	if err != nil {
+		err = redact.Err(err, f.Config.ClientSecret)
 		return nil, fmt.Errorf("oauth: requesting a device code: %w", describe(err))
 	}
 	code := DeviceCode{
@@ -69,6 +72,8 @@ func (f DeviceFlow) SignIn(ctx context.Context) (*oauth2.Token, error) {
 		// The deadline was the code's expiry, not the caller's.
 		return nil, fmt.Errorf("oauth: %w", ErrCodeExpired)
 	}
+	// The device code is a credential until it expires.
+	err = redact.Err(err, da.DeviceCode, f.Config.ClientSecret)
 	return nil, fmt.Errorf("oauth: device sign-in: %w", describe(err))
 }
 

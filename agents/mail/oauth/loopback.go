@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/spirit-app/spirit/agents/redact"
 )
 
 // DefaultLoopbackTimeout bounds how long LoopbackFlow waits for the
@@ -135,7 +137,7 @@ func (f LoopbackFlow) callback(ctx context.Context, cfg *oauth2.Config, r *http.
 		return callbackResult{err: fmt.Errorf("oauth: %w", ErrStateMismatch)}
 	}
 	if e := q.Get("error"); e != "" {
-		err := fmt.Errorf("oauth: the sign-in page answered %q: %s", e, q.Get("error_description"))
+		err := fmt.Errorf("oauth: the sign-in page answered %q: %s", e, redact.String(q.Get("error_description"), cfg.ClientSecret))
 		if e == "access_denied" {
 			err = fmt.Errorf("%w: %w", ErrAccessDenied, err)
 		}
@@ -147,6 +149,8 @@ func (f LoopbackFlow) callback(ctx context.Context, cfg *oauth2.Config, r *http.
 	}
 	tok, err := cfg.Exchange(ctx, code, oauth2.VerifierOption(verifier))
 	if err != nil {
+		// The token endpoint may echo the code, the verifier or the secret.
+		err = redact.Err(err, code, verifier, cfg.ClientSecret)
 		return callbackResult{err: fmt.Errorf("oauth: exchanging the authorization code: %w", describe(err))}
 	}
 	return callbackResult{tok: tok}

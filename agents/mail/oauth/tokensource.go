@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/spirit-app/spirit/agents/redact"
 )
 
 // TokenSource hands out access tokens for one account: the stored one while
@@ -70,6 +72,9 @@ func (s *TokenSource) Token() (*oauth2.Token, error) {
 	ctx := context.WithValue(context.Background(), oauth2.HTTPClient, s.client)
 	tok, err := s.cfg.TokenSource(ctx, &oauth2.Token{RefreshToken: s.tok.RefreshToken}).Token()
 	if err != nil {
+		// The endpoint's error_description, or the raw body x/oauth2 quotes
+		// when there is none, may echo what it was sent.
+		err = redact.Err(err, s.tok.RefreshToken, s.tok.AccessToken, s.cfg.ClientSecret)
 		return nil, fmt.Errorf("oauth: refreshing the access token: %w", describe(err))
 	}
 	// x/oauth2 keeps the old refresh token when the answer has none

@@ -17,6 +17,8 @@ import (
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
+
+	"github.com/spirit-app/spirit/platform/xsocket"
 )
 
 // Display is a private X server (Xvfb) with openbox as window manager.
@@ -158,6 +160,9 @@ var errDisplayTaken = errors.New("display taken")
 // file; the lock file is created with O_EXCL, as X servers do, so parallel
 // tests and other tools cannot pick the same one.
 func startXvfb(ctx context.Context, t testing.TB, width, height int) (string, *Proc, error) {
+	if err := xsocket.EnsureDir(); err != nil {
+		return "", nil, err
+	}
 	for n := firstDisplay; n <= lastDisplay; n++ {
 		if _, err := os.Lstat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
 			continue

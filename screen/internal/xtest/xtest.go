@@ -31,6 +31,8 @@ import (
 
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
+
+	"github.com/spirit-app/spirit/platform/xsocket"
 )
 
 // RequireEnv turns missing desktop tools from a skip into a failure.
@@ -139,6 +141,9 @@ func (d *Display) Env() []string { return []string{"DISPLAY=" + d.Name} }
 // startXvfb claims a free display number with an X lock file (O_EXCL, as X
 // servers do; Xvfb with -displayfd does not lock) and starts Xvfb on it.
 func startXvfb(ctx context.Context, t testing.TB, width, height int) (string, error) {
+	if err := xsocket.EnsureDir(); err != nil {
+		return "", err
+	}
 	for n := firstDisplay; n <= lastDisplay; n++ {
 		if _, err := os.Lstat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
 			continue

@@ -8,6 +8,7 @@ import (
 	"log"
 	"net"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +24,44 @@ type Server struct {
 	Port           int
 	User, Password string
 	user           *imapmemserver.User
+
+	mu     sync.Mutex
+	reject func(user, password string) error
+}
+
+// RejectLogins makes every later LOGIN (and AUTHENTICATE PLAIN) fail with
+// the error reject returns for the credentials received, e.g. a server
+// that echoes them:
+//
+//	&imap.Error{Type: imap.StatusResponseTypeNo, Text: fmt.Sprintf("invalid credentials: %q %q", user, pass)}
+//
+// A nil error from reject lets the login proceed as usual.
+func (s *Server) RejectLogins(reject func(user, password string) error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reject = reject
+}
+
+// session is the in-memory backend's session with RejectLogins' hook.
+type session struct {
+	*imapmemserver.UserSession // nil until logged in
+	srv                        *Server
+}
+
+func (s *session) Login(user, password string) error {
+	s.srv.mu.Lock()
+	reject := s.srv.reject
+	s.srv.mu.Unlock()
+	if reject != nil {
+		if err := reject(user, password); err != nil {
+			return err
+		}
+	}
+	if err := s.srv.user.Login(user, password); err != nil {
+		return err
+	}
+	s.UserSession = imapmemserver.NewUserSession(s.srv.user)
+	return nil
 }
 
 // New starts a server for user with password.
@@ -34,11 +73,10 @@ func New(t testing.TB, user, password string) *Server {
 			t.Fatalf("imaptest: create %s: %v", f, err)
 		}
 	}
-	mem := imapmemserver.New()
-	mem.AddUser(u)
+	s := &Server{User: user, Password: password, user: u}
 	srv := imapserver.New(&imapserver.Options{
 		NewSession: func(*imapserver.Conn) (imapserver.Session, *imapserver.GreetingData, error) {
-			return mem.NewSession(), nil, nil
+			return &session{srv: s}, nil, nil
 		},
 		Caps:         goimap.CapSet{goimap.CapIMAP4rev1: {}, goimap.CapIMAP4rev2: {}},
 		InsecureAuth: true,
@@ -51,8 +89,9 @@ func New(t testing.TB, user, password string) *Server {
 	go srv.Serve(ln)
 	t.Cleanup(func() { srv.Close() })
 	host, port, _ := net.SplitHostPort(ln.Addr().String())
-	p, _ := strconv.Atoi(port)
-	return &Server{Host: host, Port: p, User: user, Password: password, user: u}
+	s.Host = host
+	s.Port, _ = strconv.Atoi(port)
+	return s
 }
 
 // Append stores a raw RFC 5322 message in folder.

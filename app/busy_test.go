@@ -1,0 +1,107 @@
+package app
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/app/api"
+)
+
+// holdDatabase takes spirit.db's write lock from another connection, as
+// another program would, and returns the function that releases it.
+func holdDatabase(t *testing.T, path string) (release func()) {
+	t.Helper()
+	db, err := sql.Open("sqlite3", "file:"+path+"?_busy_timeout=5000")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	conn, err := db.Conn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(t.Context(), `BEGIN IMMEDIATE`); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		if _, err := conn.ExecContext(context.Background(), `COMMIT`); err != nil {
+			t.Fatal(err)
+		}
+		conn.Close()
+	}
+}
+
+// TestSayWhileTheDatabaseIsLocked: POST /say while another program holds
+// spirit.db locked answers 503 "the database is busy" after one wait for
+// the lock, and what was said reaches the world log once the lock is gone.
+func TestSayWhileTheDatabaseIsLocked(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	c, st := newTestCore(t, dir)
+	srv := api.New(c, api.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if _, err := srv.Start(ctx, dir); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Shutdown(context.Background()) })
+	info, err := api.ReadInfo(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := api.NewClient(info)
+
+	release := holdDatabase(t, st.Path())
+	waits := st.BusyWaits()
+	_, err = client.Say(ctx, "pause listening")
+	se, ok := errors.AsType[*api.StatusError](err)
+	if !ok || se.Code != 503 || se.Message != "the database is busy" {
+		t.Fatalf("POST /say while locked: %v; want 503 the database is busy", err)
+	}
+	if !errors.Is(err, store.ErrBusy) {
+		t.Errorf("the client's error %v does not match store.ErrBusy", err)
+	}
+	// The say event waited for the lock and gave up; the setting's write
+	// then tried the lock once without waiting again.
+	if got := st.BusyWaits() - waits; got != 1 {
+		t.Errorf("the request waited for the lock %d times, want 1", got)
+	}
+	if c.Status().ListeningPaused {
+		t.Error("listening shows paused although the choice could not be saved")
+	}
+	if st.Pending() != 1 {
+		t.Errorf("%d events kept in memory, want the say event", st.Pending())
+	}
+
+	release()
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for st.Pending() > 0 {
+		select {
+		case <-ctx.Done():
+			t.Fatal("the kept event was never written after the lock was released")
+		case <-tick.C:
+		}
+	}
+	es, err := st.RecentEvents(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(es, func(e store.Entry) bool {
+		return e.Source == "user" && e.Identifier == "say" && strings.HasSuffix(e.Text, "pause listening")
+	}) {
+		t.Fatalf("world log after the lock was released: %v", es)
+	}
+	// And Spirit works again.
+	if res, err := client.Say(ctx, "pause listening"); err != nil || !res.Handled {
+		t.Fatalf("say after the lock was released: %+v, %v", res, err)
+	}
+}

@@ -1,0 +1,280 @@
+package app
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/spirit-app/spirit/agents/secrets"
+	"github.com/spirit-app/spirit/agents/store"
+)
+
+// folderState is what the doctor must leave as it found: the folder's files
+// with their sizes and modification times.
+func folderState(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range es {
+		fi, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%s %d %v", e.Name(), fi.Size(), fi.ModTime().UnixNano()))
+	}
+	return out
+}
+
+// spiritDB writes a Spirit database with n world-log entries and closes it.
+func spiritDB(t *testing.T, dir string, n int) string {
+	t.Helper()
+	st, err := store.OpenDir(t.Context(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.Tx(t.Context(), func(tx *sql.Tx) error {
+		for i := range n {
+			ev := store.Event{Source: "test", Text: strings.Repeat(fmt.Sprintf("entry %d ", i), 20)}
+			if _, err := st.AppendEventTx(t.Context(), tx, ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, store.FileName)
+}
+
+// TestDoctorDatabaseCheck runs the doctor's database check on real files.
+// The advice must name the real cause, and suggest a fresh database only
+// for a file that is not Spirit's or is damaged.
+func TestDoctorDatabaseCheck(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		setup      func(t *testing.T, dir string)
+		wantOK     bool
+		wantDetail string
+		wantFix    string // "" for none
+		freshDB    bool   // the fix may suggest moving spirit.db aside
+	}{
+		{
+			name:       "ok",
+			setup:      func(t *testing.T, dir string) { spiritDB(t, dir, 3) },
+			wantOK:     true,
+			wantDetail: "integrity ok, mode 0600",
+		},
+		{
+			name:       "no database yet",
+			setup:      func(*testing.T, string) {},
+			wantOK:     true,
+			wantDetail: "no database yet",
+		},
+		{
+			name: "zero bytes",
+			setup: func(t *testing.T, dir string) {
+				if err := os.WriteFile(filepath.Join(dir, store.FileName), nil, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			},
+			wantDetail: "is empty (0 bytes)",
+			wantFix:    "restore",
+		},
+		{
+			name: "locked by another program",
+			setup: func(t *testing.T, dir string) {
+				holdDatabase(t, spiritDB(t, dir, 3))
+			},
+			wantDetail: "another program holds",
+			wantFix:    "close the program using it",
+		},
+		{
+			name: "not Spirit's",
+			setup: func(t *testing.T, dir string) {
+				db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, store.FileName))
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer db.Close()
+				if _, err := db.Exec(`CREATE TABLE invoices (id INTEGER PRIMARY KEY)`); err != nil {
+					t.Fatal(err)
+				}
+			},
+			wantDetail: "not a Spirit database",
+			wantFix:    "aside",
+			freshDB:    true,
+		},
+		{
+			name: "damaged",
+			setup: func(t *testing.T, dir string) {
+				path := spiritDB(t, dir, 400)
+				f, err := os.OpenFile(path, os.O_RDWR, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				fi, _ := f.Stat()
+				// Scribble over the pages past the schema: the world log's.
+				junk := []byte(strings.Repeat("\xff\x00junk", 1000))
+				for off := fi.Size() / 3; off < fi.Size()-int64(len(junk)); off += fi.Size() / 4 {
+					if _, err := f.WriteAt(junk, off); err != nil {
+						t.Fatal(err)
+					}
+				}
+			},
+			wantDetail: "damaged",
+			wantFix:    "restore",
+			freshDB:    true,
+		},
+		{
+			name: "read-only folder",
+			setup: func(t *testing.T, dir string) {
+				if os.Geteuid() == 0 {
+					t.Skip("as root, access(2) lets every write through, so a read-only folder cannot be made here; TestDatabaseAdvice covers its advice")
+				}
+				spiritDB(t, dir, 3)
+				if err := os.Chmod(dir, 0o500); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { os.Chmod(dir, 0o700) })
+			},
+			wantDetail: "not writable",
+			wantFix:    "chmod u+w",
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			tc.setup(t, dir)
+			before := folderState(t, dir)
+			got := checkDatabase(t.Context(), dir)
+			t.Logf("detail: %s\nfix: %s", got.detail, got.fix)
+			if got.ok != tc.wantOK || !strings.Contains(got.detail, tc.wantDetail) {
+				t.Errorf("ok %v, detail %q; want ok %v and a detail with %q", got.ok, got.detail, tc.wantOK, tc.wantDetail)
+			}
+			if tc.wantFix == "" && got.fix != "" && !got.ok {
+				t.Errorf("fix %q, want none", got.fix)
+			}
+			if !strings.Contains(got.fix, tc.wantFix) {
+				t.Errorf("fix %q, want one with %q", got.fix, tc.wantFix)
+			}
+			if strings.Contains(got.fix, "aside") != tc.freshDB {
+				t.Errorf("fix %q: suggests a fresh database %v, want %v", got.fix, !tc.freshDB, tc.freshDB)
+			}
+			if after := folderState(t, dir); !slices.Equal(before, after) {
+				t.Errorf("the doctor changed the folder:\nbefore %q\nafter  %q", before, after)
+			}
+		})
+	}
+}
+
+// TestDatabaseAdvice checks the advice for facts the tests cannot always
+// bring about for real, such as a folder root could still write.
+func TestDatabaseAdvice(t *testing.T) {
+	const dir = "/home/lawyer/.local/share/spirit"
+	path := filepath.Join(dir, store.FileName)
+	denied := fmt.Errorf("%s is not writable: %w", dir, syscall.EACCES)
+	for _, tc := range []struct {
+		name      string
+		facts     dbFacts
+		wantOK    bool
+		wantFix   string
+		wantFresh bool
+	}{
+		{"read-only folder", dbFacts{dirErr: denied, mode: 0o600, schema: store.LatestSchemaVersion()}, false,
+			"the data folder " + dir + " is not writable: fix its permissions (chmod u+w " + dir + ")", false},
+		{"read-only folder, no database yet", dbFacts{missing: true, dirErr: denied}, false,
+			"chmod u+w " + dir, false},
+		{"read-only file", dbFacts{fileErr: syscall.EACCES, mode: 0o400, schema: 1}, false, "chmod 600 " + path, false},
+		{"locked while opening", dbFacts{open: fmt.Errorf("open: %w", store.ErrBusy), mode: 0o600}, false, "close the program", false},
+		{"locked", dbFacts{lock: fmt.Errorf("check: %w", store.ErrBusy), mode: 0o600}, false, "close the program", false},
+		{"locked and read-only: the lock first", dbFacts{lock: store.ErrBusy, dirErr: denied}, false, "close the program", false},
+		{"not Spirit's", dbFacts{open: fmt.Errorf("%w: application id 0x1", store.ErrNotSpirit)}, false, "aside", true},
+		{"damaged", dbFacts{open: fmt.Errorf("%w: %w: malformed", store.ErrNotSpirit, store.ErrCorrupt)}, false, "restore", true},
+		{"damaged, found by the integrity check", dbFacts{integrity: store.ErrCorrupt, mode: 0o600}, false, "restore", true},
+		{"newer Spirit", dbFacts{open: store.ErrSchemaTooNew}, false, "update Spirit", false},
+		{"empty", dbFacts{empty: true}, false, "restore", false},
+		{"others may read it", dbFacts{mode: 0o644, schema: 3}, false, "chmod 600 " + path, false},
+		{"older schema", dbFacts{mode: 0o600, schema: 1}, true, "", false},
+		{"ok", dbFacts{mode: 0o600, schema: store.LatestSchemaVersion()}, true, "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := tc.facts
+			f.dir, f.path = dir, path
+			got := databaseCheck(f)
+			if got.ok != tc.wantOK || !strings.Contains(got.fix, tc.wantFix) {
+				t.Errorf("ok %v, fix %q; want ok %v and a fix with %q (detail %q)", got.ok, got.fix, tc.wantOK, tc.wantFix, got.detail)
+			}
+			if tc.wantOK && got.fix != "" {
+				t.Errorf("fix %q for a database that is fine", got.fix)
+			}
+			if strings.Contains(got.fix, "aside") != tc.wantFresh {
+				t.Errorf("fix %q suggests a fresh database: %v, want %v", got.fix, !tc.wantFresh, tc.wantFresh)
+			}
+		})
+	}
+}
+
+func TestKeychainFix(t *testing.T) {
+	const dir = "/data"
+	for _, tc := range []struct {
+		name    string
+		err     error
+		want    string
+		wantNot string
+	}{
+		{"read-only folder", &fs.PathError{Op: "open", Path: dir + "/secrets.key", Err: syscall.EACCES}, "chmod u+w /data", "aside"},
+		{"keyring locked", fmt.Errorf("%w: not reachable now", secrets.ErrKeyUnavailable), "unlock your keyring", "aside"},
+		{"damaged", fmt.Errorf("%w: bad JSON", secrets.ErrCorrupt), "move it aside", ""},
+		{"anything else", errors.New("dbus: no reply"), "unlock your keyring", "aside"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := keychainFix(tc.err, dir)
+			if !strings.Contains(got, tc.want) || (tc.wantNot != "" && strings.Contains(got, tc.wantNot)) {
+				t.Errorf("fix %q; want %q and not %q", got, tc.want, tc.wantNot)
+			}
+		})
+	}
+}
+
+// TestDoctorReadsOnly: the whole doctor leaves spirit.db as it was.
+func TestDoctorLeavesTheDatabaseAlone(t *testing.T) {
+	dir := t.TempDir()
+	path := spiritDB(t, dir, 3)
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.OpenDirReadOnly(context.Background(), dir, store.ReadOnlyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := checkProvider(t.Context(), st, nil, dir)
+	st.Close()
+	if !c.ok {
+		t.Errorf("provider check: %+v", c)
+	}
+	after, err := os.Stat(path)
+	if err != nil || after.Size() != fi.Size() || !after.ModTime().Equal(fi.ModTime()) {
+		t.Errorf("spirit.db changed: %v → %v (%v)", fi.ModTime(), after.ModTime(), err)
+	}
+	for _, p := range []string{path + "-wal", path + "-shm"} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s created", filepath.Base(p))
+		}
+	}
+}
