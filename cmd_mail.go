@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/term"
 
+	"github.com/spirit-app/spirit/agents/mail"
 	"github.com/spirit-app/spirit/agents/mail/accounts"
 	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/agents/secrets"
@@ -220,7 +221,7 @@ func mailSync(ctx context.Context, env *mailEnv, only int64, stdout, stderr io.W
 			continue
 		}
 		start := time.Now()
-		n, err := env.ix.Sync(ctx, a.ID, conn, func(done, total int) {
+		res, err := env.ix.SyncAccount(ctx, a.ID, conn, func(done, total int) {
 			if total > 0 {
 				fmt.Fprintf(stderr, "\r%s: %d/%d messages", a.Name, done, total)
 			} else {
@@ -234,12 +235,30 @@ func mailSync(ctx context.Context, env *mailEnv, only int64, stdout, stderr io.W
 			failed++
 			continue
 		}
-		fmt.Fprintf(stdout, "%s: %d messages synced in %v\n", a.Name, n, time.Since(start).Round(time.Millisecond))
+		summary := ""
+		if sk := mail.SkipSummary(res.Skipped); sk != "" {
+			summary = "; " + sk
+		}
+		fmt.Fprintf(stdout, "%s: %d messages synced in %v%s\n", a.Name, res.Applied, time.Since(start).Round(time.Millisecond), summary)
+		printSkips(stderr, a.Name, res.Skipped)
 	}
 	if failed > 0 {
 		return errProblems
 	}
 	return nil
+}
+
+// printSkips lists the messages a sync left out, so the lawyer can find
+// them in the mail program: a few, then how many more.
+func printSkips(w io.Writer, account string, skips []mail.Skip) {
+	const shown = 10
+	for i, s := range skips {
+		if i == shown {
+			fmt.Fprintf(w, "%s: … and %d more skipped\n", account, len(skips)-shown)
+			break
+		}
+		fmt.Fprintf(w, "%s: skipped %s %s: %s\n", account, s.Folder, s.Where, s.Reason)
+	}
 }
 
 func mailAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -41,7 +42,8 @@ func holdDatabase(t *testing.T, path string) (release func()) {
 
 // TestSayWhileTheDatabaseIsLocked: POST /say while another program holds
 // spirit.db locked answers 503 "the database is busy" after one wait for
-// the lock, and what was said reaches the world log once the lock is gone.
+// the lock, GET /health shows the wait and the event kept in memory, and
+// what was said reaches the world log once the lock is gone.
 func TestSayWhileTheDatabaseIsLocked(t *testing.T) {
 	ctx := t.Context()
 	dir := t.TempDir()
@@ -56,6 +58,17 @@ func TestSayWhileTheDatabaseIsLocked(t *testing.T) {
 		t.Fatal(err)
 	}
 	client := api.NewClient(info)
+	health := func() api.Health {
+		t.Helper()
+		h, err := client.Health(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	if got, want := health().Database, (api.DatabaseHealth{BusyWaits: st.BusyWaits()}); got != want {
+		t.Errorf("health before the lock: %+v, want %+v", got, want)
+	}
 
 	release := holdDatabase(t, st.Path())
 	waits := st.BusyWaits()
@@ -78,6 +91,16 @@ func TestSayWhileTheDatabaseIsLocked(t *testing.T) {
 	if st.Pending() != 1 {
 		t.Errorf("%d events kept in memory, want the say event", st.Pending())
 	}
+	if h := health(); h.Database != (api.DatabaseHealth{BusyWaits: waits + 1, PendingEvents: 1}) || h.Subsystems["store"].State != "busy" {
+		t.Errorf("health while locked: database %+v, store %+v; want 1 more busy wait, 1 pending event, store busy", h.Database, h.Subsystems["store"])
+	}
+	raw, err := json.Marshal(api.Health{Database: api.DatabaseHealth{BusyWaits: 2, PendingEvents: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `"database":{"busy_waits":2,"pending_events":1}`; !strings.Contains(string(raw), want) {
+		t.Errorf("/health JSON %s, want it to hold %s", raw, want)
+	}
 
 	release()
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -99,6 +122,9 @@ func TestSayWhileTheDatabaseIsLocked(t *testing.T) {
 		return e.Source == "user" && e.Identifier == "say" && strings.HasSuffix(e.Text, "pause listening")
 	}) {
 		t.Fatalf("world log after the lock was released: %v", es)
+	}
+	if h := health(); h.Database != (api.DatabaseHealth{BusyWaits: waits + 1}) || h.Subsystems["store"].State != "ok" {
+		t.Errorf("health after the lock was released: database %+v, store %+v; want no pending event, store ok", h.Database, h.Subsystems["store"])
 	}
 	// And Spirit works again.
 	if res, err := client.Say(ctx, "pause listening"); err != nil || !res.Handled {

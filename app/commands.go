@@ -195,6 +195,10 @@ func (c *Core) followUp(ctx context.Context, n store.Nudge, choice, text string)
 		case choice == choiceChange:
 			_, err = c.askWhen(ctx, r, now)
 			return err
+		case choice == api.ActionSnooze:
+			// Snoozing the question puts the bubble off; its text is the
+			// snooze length ("20"), never a new time for the reminder.
+			return nil
 		case strings.HasPrefix(choice, choiceAtPrefix):
 			at, perr := time.Parse(time.RFC3339, strings.TrimPrefix(choice, choiceAtPrefix))
 			if perr != nil {

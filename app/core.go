@@ -263,6 +263,12 @@ func (c *Core) Health(ctx context.Context) api.Health {
 		h.Counters["world_events"] = counts.Events
 		h.Counters["agent_sessions"] = counts.Sessions
 	}
+	h.Database = api.DatabaseHealth{BusyWaits: c.store.BusyWaits(), PendingEvents: c.store.Pending()}
+	if n := h.Database.PendingEvents; n > 0 && h.Subsystems["store"].State == "ok" {
+		// Reads still work, so the store looks fine; say that writes wait.
+		h.Subsystems["store"] = api.Subsystem{State: "busy",
+			Detail: fmt.Sprintf("another program holds %s locked: %d world-log events wait in memory", c.store.Path(), n)}
+	}
 	if w := c.watcher(); w != nil {
 		h.Counters["app_switches"] = w.switches.Load()
 	}

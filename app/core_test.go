@@ -195,6 +195,40 @@ func TestSayRemindConfirmChangeAndCancel(t *testing.T) {
 	}
 }
 
+// A snooze said while the confirmation is up puts the bubble off and
+// leaves the reminder's time alone: its length ("20") once moved the
+// reminder to 8 PM.
+func TestSnoozeConfirmationKeepsTheTime(t *testing.T) {
+	ctx := context.Background()
+	c, st := newTestCore(t, t.TempDir())
+	withReminders(c, st)
+	rec := &recorder{}
+	c.SetPresenter(rec)
+
+	if _, err := c.Say(ctx, "remind me to call Marcy Howard tomorrow at 8am"); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := st.Reminders(ctx)
+	if err != nil || len(rs) != 1 || rs[0].Due == nil {
+		t.Fatalf("reminders %+v, %v", rs, err)
+	}
+	want := *rs[0].Due
+	res, err := c.Say(ctx, "snooze that for 20 minutes")
+	if err != nil || res.Intent != "snooze" {
+		t.Fatalf("Say = %+v, %v", res, err)
+	}
+	r, err := st.Reminder(ctx, rs[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Due == nil || !r.Due.Equal(want) {
+		t.Errorf("due after snoozing the confirmation = %v, want %v", r.Due, want)
+	}
+	if r.State != store.ReminderPending {
+		t.Errorf("state = %s, want pending", r.State)
+	}
+}
+
 func TestSayRemindWithoutTimeAsksWhen(t *testing.T) {
 	ctx := context.Background()
 	c, st := newTestCore(t, t.TempDir())

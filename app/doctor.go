@@ -45,7 +45,7 @@ func Doctor(ctx context.Context, dataDir string, w io.Writer) bool {
 		checkScreenCapture(),
 		checkSpeech(ctx, st, dataDir),
 		checkProvider(ctx, st, stErr, dataDir),
-		checkKeychain(dataDir),
+		checkKeychain(ctx, dataDir),
 		checkDatabase(ctx, dataDir),
 	}
 	fmt.Fprintf(w, "Spirit doctor (data directory %s)\n\n", dataDir)
@@ -218,34 +218,104 @@ func checkProvider(ctx context.Context, st *store.Store, stErr error, dataDir st
 	return c
 }
 
-func checkKeychain(dataDir string) check {
+// keychainWait bounds the doctor's look at the keychain: a session bus
+// that accepts a connection and never answers must not hang it.
+const keychainWait = 5 * time.Second
+
+// checkKeychain looks at the keychain and the secrets files with
+// secrets.Probe, which creates nothing, writes nothing and starts no
+// keyring daemon; secrets.Open would create secrets.key and could start
+// one.
+func checkKeychain(ctx context.Context, dataDir string) check {
+	ctx, cancel := context.WithTimeout(ctx, keychainWait)
+	defer cancel()
+	st, err := secrets.Probe(ctx, dataDir)
+	return keychainCheck(st, err, dataDir)
+}
+
+// keychainCheck names what secrets.Probe found and the fix that keeps
+// the lawyer's saved passwords. Moving secrets.json aside loses all of
+// them, so it is the advice only when they cannot be read any more (the
+// file is damaged, or its key is gone), and it says what is lost.
+func keychainCheck(st secrets.Status, err error, dataDir string) check {
 	c := check{name: "keychain"}
-	st, err := secrets.Open(dataDir)
-	if err != nil {
+	saved := savedSecrets(st.Values)
+	reenter := "sign in to your mail accounts and model provider again"
+	// Both files: a damaged secrets.key left behind keeps Spirit from
+	// starting a new store.
+	aside := secrets.FileName + " (and " + secrets.KeyFileName + ", if there) in " + dataDir + " aside (keep them)"
+	switch st.File {
+	case secrets.FileDamaged:
+		if n := len(st.Damaged); n > 0 && n < st.Values {
+			// The rest decrypts: re-entering those few replaces them.
+			c.detail = fmt.Sprintf("the saved secrets of %s in %s are damaged; the other %d are fine",
+				strings.Join(st.Damaged, ", "), st.Path, st.Values-n)
+			c.fix = "sign in to those accounts again (Settings → Mail accounts, or Model provider): that replaces the damaged entries"
+			return c
+		}
 		c.detail = err.Error()
-		c.fix = keychainFix(err, dataDir)
+		c.fix = "move " + aside + " and " + reenter + ": the " + saved + " in it cannot be read and must be entered again"
+		return c
+	case secrets.FileKeyLost:
+		c.detail = err.Error()
+		c.fix = "restore " + secrets.KeyFileName + " or your keyring from a backup if you have one; otherwise the " + saved +
+			" cannot be read: move " + aside + " and " + reenter + ", entering each password and token again"
+		return c
+	case secrets.FileUnreadable:
+		c.detail = err.Error()
+		c.fix = "fix the permissions of " + secrets.FileName + " and " + secrets.KeyFileName + " in " + dataDir +
+			" (chmod 600); nothing needs to be moved or entered again"
+		return c
+	case secrets.FileUnverified:
+		switch st.Keychain {
+		case secrets.KeychainNone:
+			c.detail = "the key to the " + saved + " is in the OS keychain, which is not reachable now: " + st.KeychainDetail
+			c.fix = "start Spirit from your desktop session, where the keyring runs (over SSH or on a server it is not reachable); nothing is lost, so keep " + secrets.FileName
+			return c
+		case secrets.KeychainReady:
+			c.detail = err.Error()
+			c.fix = "unlock your keyring (GNOME Keyring, KWallet, macOS Keychain) and run `spirit doctor` again; nothing is lost, so keep " + secrets.FileName
+			return c
+		}
+		// A locked or stopped keyring asks to be unlocked when Spirit
+		// needs a password: nothing to fix now.
+	}
+
+	// The files are fine (or their key waits in a locked or stopped
+	// keyring): what is left to say is where the key is kept.
+	switch st.Keychain {
+	case secrets.KeychainReady:
+		c.ok, c.detail = true, "passwords and tokens are protected by the OS keychain ("+st.KeychainDetail+")"
+		if st.KeyIn == "file" {
+			c.detail += "; the key still sits in " + secrets.KeyFileName + " and moves into the keychain the next time Spirit needs a password"
+		}
+	case secrets.KeychainLocked, secrets.KeychainStartable:
+		c.ok, c.detail = true, "passwords and tokens go to the OS keychain: "+st.KeychainDetail
+	default:
+		c.fix = "install and unlock a Secret Service keyring (e.g. gnome-keyring) and start Spirit from your desktop session, so the key moves into it"
+		if st.Values == 0 {
+			c.detail = "no OS keychain: " + st.KeychainDetail + ". Spirit will keep passwords and tokens in an encrypted file beside the database, with its key beside it, when one is first needed"
+		} else {
+			c.detail = "no OS keychain: " + st.KeychainDetail + ". Spirit keeps the " + saved + " in an encrypted file whose key sits beside it"
+		}
 		return c
 	}
-	if st.Backend() == secrets.BackendFile {
-		c.detail = "no OS keychain: passwords and tokens are in an encrypted file whose key sits beside it"
-		c.fix = "install and unlock a Secret Service keyring (e.g. gnome-keyring) so the key moves into it"
-		return c
+	if st.Values > 0 {
+		c.detail += fmt.Sprintf(" (%s)", saved)
 	}
-	c.ok, c.detail = true, "passwords and tokens are protected by the OS keychain"
 	return c
 }
 
-// keychainFix advises on a secret store that would not open. Moving
-// secrets.json aside loses every saved password and token, so it is the
-// advice only for a file that is damaged beyond use.
-func keychainFix(err error, dataDir string) string {
-	switch {
-	case errors.Is(err, fs.ErrPermission):
-		return notWritableFix(dataDir)
-	case errors.Is(err, secrets.ErrCorrupt):
-		return "secrets.json in " + dataDir + " is damaged: move it aside and sign in to your mail accounts and model provider again"
+// savedSecrets counts the saved passwords and tokens in words; 0 is also
+// "not known" (a file too damaged to count).
+func savedSecrets(n int) string {
+	switch n {
+	case 0:
+		return "saved passwords and tokens"
+	case 1:
+		return "1 saved password or token"
 	}
-	return "unlock your keyring (GNOME Keyring, KWallet, macOS Keychain) and run `spirit doctor` again"
+	return fmt.Sprintf("%d saved passwords and tokens", n)
 }
 
 // notWritableFix is the advice for a data folder Spirit cannot write in.

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -229,23 +228,135 @@ func TestDatabaseAdvice(t *testing.T) {
 	}
 }
 
-func TestKeychainFix(t *testing.T) {
+// TestKeychainAdvice: the keychain check names where the secrets are and,
+// only when they cannot be read any more, suggests moving secrets.json
+// aside, saying what is lost.
+func TestKeychainAdvice(t *testing.T) {
 	const dir = "/data"
+	path := filepath.Join(dir, secrets.FileName)
+	ready := secrets.Status{Keychain: secrets.KeychainReady, KeychainDetail: "Secret Service (org.freedesktop.secrets)",
+		Backend: secrets.BackendKeychain, Path: path}
+	noBus := secrets.Status{Keychain: secrets.KeychainNone, KeychainDetail: "no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS unset), so no Secret Service",
+		Backend: secrets.BackendFile, Path: path}
+	with := func(st secrets.Status, f func(*secrets.Status)) secrets.Status { f(&st); return st }
 	for _, tc := range []struct {
-		name    string
-		err     error
-		want    string
-		wantNot string
+		name       string
+		st         secrets.Status
+		err        error
+		wantOK     bool
+		wantDetail string
+		wantFix    string // "" for none
+		wantAside  bool   // the fix may suggest moving secrets.json aside
 	}{
-		{"read-only folder", &fs.PathError{Op: "open", Path: dir + "/secrets.key", Err: syscall.EACCES}, "chmod u+w /data", "aside"},
-		{"keyring locked", fmt.Errorf("%w: not reachable now", secrets.ErrKeyUnavailable), "unlock your keyring", "aside"},
-		{"damaged", fmt.Errorf("%w: bad JSON", secrets.ErrCorrupt), "move it aside", ""},
-		{"anything else", errors.New("dbus: no reply"), "unlock your keyring", "aside"},
+		{name: "keychain available",
+			st:     with(ready, func(s *secrets.Status) { s.File, s.KeyIn, s.Values = secrets.FileOK, "keychain", 2 }),
+			wantOK: true, wantDetail: "protected by the OS keychain (Secret Service (org.freedesktop.secrets)) (2 saved passwords and tokens)"},
+		{name: "keychain available, nothing saved yet",
+			st:     with(ready, func(s *secrets.Status) { s.File = secrets.FileNone }),
+			wantOK: true, wantDetail: "protected by the OS keychain"},
+		{name: "keychain available, key still in the file",
+			st:     with(ready, func(s *secrets.Status) { s.File, s.KeyIn, s.Values = secrets.FileOK, "file", 1 }),
+			wantOK: true, wantDetail: "moves into the keychain the next time"},
+		{name: "keychain locked",
+			st: secrets.Status{Keychain: secrets.KeychainLocked, KeychainDetail: "the keyring (Secret Service) is locked; it asks you to unlock it",
+				Backend: secrets.BackendKeychain, File: secrets.FileUnverified, Path: path, Values: 2},
+			err:    secrets.ErrKeyUnavailable,
+			wantOK: true, wantDetail: "asks you to unlock it"},
+		{name: "keychain not running yet",
+			st: secrets.Status{Keychain: secrets.KeychainStartable, KeychainDetail: "no Secret Service runs now; the session bus starts one",
+				Backend: secrets.BackendKeychain, File: secrets.FileNone, Path: path},
+			wantOK: true, wantDetail: "the session bus starts one"},
+		{name: "no keychain, no file yet",
+			st:         with(noBus, func(s *secrets.Status) { s.File = secrets.FileNone }),
+			wantDetail: "no OS keychain: no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS unset), so no Secret Service. Spirit will keep passwords and tokens in an encrypted file beside the database, with its key beside it, when one is first needed",
+			wantFix:    "install and unlock a Secret Service keyring"},
+		{name: "no keychain, file ok",
+			st:         with(noBus, func(s *secrets.Status) { s.File, s.KeyIn, s.Values = secrets.FileOK, "file", 2 }),
+			wantDetail: "Spirit keeps the 2 saved passwords and tokens in an encrypted file whose key sits beside it",
+			wantFix:    "install and unlock a Secret Service keyring"},
+		{name: "keychain holding the key not reachable",
+			st:         with(noBus, func(s *secrets.Status) { s.File, s.Values = secrets.FileUnverified, 2 }),
+			err:        fmt.Errorf("%w: the key is kept in the OS keychain", secrets.ErrKeyUnavailable),
+			wantDetail: "the key to the 2 saved passwords and tokens is in the OS keychain, which is not reachable now",
+			wantFix:    "start Spirit from your desktop session"},
+		{name: "keychain entry not readable",
+			st:         with(ready, func(s *secrets.Status) { s.File, s.Values = secrets.FileUnverified, 2 }),
+			err:        fmt.Errorf("%w: reading the key: prompt dismissed", secrets.ErrKeyUnavailable),
+			wantDetail: "prompt dismissed",
+			wantFix:    "unlock your keyring"},
+		{name: "files not readable",
+			st:         with(ready, func(s *secrets.Status) { s.File = secrets.FileUnreadable }),
+			err:        &fs.PathError{Op: "open", Path: path, Err: syscall.EACCES},
+			wantDetail: "permission denied",
+			wantFix:    "chmod 600"},
+		{name: "file damaged",
+			st:         with(ready, func(s *secrets.Status) { s.File, s.Values = secrets.FileDamaged, 3 }),
+			err:        fmt.Errorf("%w: %s has format version 9", secrets.ErrCorrupt, path),
+			wantDetail: "format version 9",
+			wantFix:    "move secrets.json (and secrets.key, if there) in " + dir + " aside (keep them) and sign in to your mail accounts and model provider again: the 3 saved passwords and tokens in it cannot be read and must be entered again",
+			wantAside:  true},
+		{name: "file damaged past counting",
+			st:         with(noBus, func(s *secrets.Status) { s.File = secrets.FileDamaged }),
+			err:        fmt.Errorf("%w: %s is not valid JSON", secrets.ErrCorrupt, path),
+			wantDetail: "not valid JSON",
+			wantFix:    "the saved passwords and tokens in it cannot be read and must be entered again",
+			wantAside:  true},
+		{name: "one value damaged",
+			st: with(ready, func(s *secrets.Status) {
+				s.File, s.KeyIn, s.Values, s.Damaged = secrets.FileDamaged, "keychain", 3, []string{"imap/nadia"}
+			}),
+			err:        fmt.Errorf("%w: 1 of the 3 secrets do not decrypt", secrets.ErrCorrupt),
+			wantDetail: "the saved secrets of imap/nadia in " + path + " are damaged; the other 2 are fine",
+			wantFix:    "sign in to those accounts again"},
+		{name: "key lost",
+			st:         with(ready, func(s *secrets.Status) { s.File, s.Values = secrets.FileKeyLost, 2 }),
+			err:        fmt.Errorf("%w: their key is neither in the keychain nor in secrets.key", secrets.ErrKeyUnavailable),
+			wantDetail: "neither in the keychain",
+			wantFix:    "restore secrets.key or your keyring from a backup if you have one; otherwise the 2 saved passwords and tokens cannot be read",
+			wantAside:  true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := keychainFix(tc.err, dir)
-			if !strings.Contains(got, tc.want) || (tc.wantNot != "" && strings.Contains(got, tc.wantNot)) {
-				t.Errorf("fix %q; want %q and not %q", got, tc.want, tc.wantNot)
+			got := keychainCheck(tc.st, tc.err, dir)
+			if got.ok != tc.wantOK || !strings.Contains(got.detail, tc.wantDetail) {
+				t.Errorf("ok %v, detail %q; want ok %v and a detail with %q", got.ok, got.detail, tc.wantOK, tc.wantDetail)
+			}
+			if (tc.wantFix == "") != (got.fix == "") || !strings.Contains(got.fix, tc.wantFix) {
+				t.Errorf("fix %q, want %q", got.fix, tc.wantFix)
+			}
+			if strings.Contains(got.fix, "aside") != tc.wantAside {
+				t.Errorf("fix %q suggests moving secrets.json aside: %v, want %v", got.fix, !tc.wantAside, tc.wantAside)
+			}
+		})
+	}
+}
+
+// TestDoctorKeychainCheckCreatesNothing: the keychain check on an empty
+// data folder leaves it empty, where opening the secret store would have
+// created secrets.key.
+func TestDoctorKeychainCheckCreatesNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		env        map[string]string
+		wantDetail string // "" for any
+	}{
+		{name: "this session's keychain"},
+		{name: "no session bus",
+			env:        map[string]string{"DBUS_SESSION_BUS_ADDRESS": "", "XDG_RUNTIME_DIR": t.TempDir()},
+			wantDetail: "encrypted file beside the database"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			dir := t.TempDir()
+			before := folderState(t, dir)
+			got := checkKeychain(t.Context(), dir)
+			t.Logf("ok %v, detail: %s\nfix: %s", got.ok, got.detail, got.fix)
+			if !strings.Contains(got.detail, tc.wantDetail) {
+				t.Errorf("detail %q, want one with %q", got.detail, tc.wantDetail)
+			}
+			if after := folderState(t, dir); !slices.Equal(before, after) {
+				t.Errorf("the keychain check changed the folder:\nbefore %q\nafter  %q", before, after)
 			}
 		})
 	}

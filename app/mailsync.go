@@ -3,11 +3,13 @@ package app
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/spirit-app/spirit/agents/mail"
 	"github.com/spirit-app/spirit/agents/mail/accounts"
 	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/app/api"
@@ -26,11 +28,24 @@ type mailSyncer struct {
 	mu       sync.Mutex
 	progress string // "Syncing mail 120/500", "" when idle
 	lastErr  map[int64]string
+	// skipped is, per account, what the last sync that left messages out
+	// said about them. A sync reports a message it skips once, when it
+	// meets it (later ones go on from their cursor), so the note stays
+	// until a newer one replaces it: the lawyer must not miss that some
+	// mail is not searchable.
+	skipped map[int64]skipNote
+}
+
+// skipNote is what a sync left out, in words ("skipped 2 too large to
+// read (over 50 MB)"), and when.
+type skipNote struct {
+	summary string
+	at      time.Time
 }
 
 func newMailSyncer(c *Core, dataDir string) *mailSyncer {
 	return &mailSyncer{core: c, ix: index.New(c.store), dataDir: dataDir,
-		now: make(chan struct{}, 1), lastErr: map[int64]string{}}
+		now: make(chan struct{}, 1), lastErr: map[int64]string{}, skipped: map[int64]skipNote{}}
 }
 
 // SyncNow asks for a sync at once.
@@ -88,14 +103,21 @@ func (m *mailSyncer) syncAll(ctx context.Context) {
 		return
 	}
 	defer m.set("")
+	m.mu.Lock()
+	for id := range m.skipped {
+		if !slices.ContainsFunc(as, func(a index.Account) bool { return a.ID == id }) {
+			delete(m.skipped, id) // the account was removed
+		}
+	}
+	m.mu.Unlock()
 	for _, a := range as {
 		if ctx.Err() != nil {
 			return
 		}
 		conn, err := accounts.Connect(ctx, a, sec, m.core.log)
+		var res index.SyncResult
 		if err == nil {
-			var n int
-			n, err = m.ix.Sync(ctx, a.ID, conn, func(done, total int) {
+			res, err = m.ix.SyncAccount(ctx, a.ID, conn, func(done, total int) {
 				if total > 0 {
 					m.set(fmt.Sprintf("Syncing mail %d/%d", done, total))
 				} else {
@@ -103,9 +125,18 @@ func (m *mailSyncer) syncAll(ctx context.Context) {
 				}
 			})
 			conn.Close()
-			if err == nil && n > 0 {
-				m.core.event(ctx, "mail", fmt.Sprintf("account-%d", a.ID), fmt.Sprintf("synced %d messages", n))
-			}
+		}
+		skipped := mail.SkipSummary(res.Skipped)
+		m.mu.Lock()
+		// A changed mbox file is read again whole and skips the same
+		// messages again: that alone is no news for the world log.
+		newSkips := err == nil && skipped != "" && skipped != m.skipped[a.ID].summary
+		if err == nil && skipped != "" {
+			m.skipped[a.ID] = skipNote{skipped, time.Now()}
+		}
+		m.mu.Unlock()
+		if err == nil && (res.Applied > 0 || newSkips) {
+			m.core.event(ctx, "mail", fmt.Sprintf("account-%d", a.ID), res.String())
 		}
 		m.mu.Lock()
 		if err != nil && ctx.Err() == nil {
@@ -128,6 +159,13 @@ func (m *mailSyncer) health(ctx context.Context, counters map[string]int64) api.
 	counters["mail_messages"] = int64(st.Messages)
 	counters["mail_threads"] = int64(st.Threads)
 	progress, errs := m.Progress()
+	m.mu.Lock()
+	var skips []string
+	for id, sk := range m.skipped {
+		skips = append(skips, fmt.Sprintf("; account %d %s on %s", id, sk.summary, sk.at.Format("Jan 2 15:04")))
+	}
+	m.mu.Unlock()
+	sort.Strings(skips)
 	switch {
 	case len(st.Accounts) == 0:
 		return api.Subsystem{State: "no accounts", Detail: "add one in Settings or with `spirit mail add`"}
@@ -141,7 +179,7 @@ func (m *mailSyncer) health(ctx context.Context, counters map[string]int64) api.
 		sort.Strings(parts)
 		return api.Subsystem{State: "error", Detail: strings.Join(parts, "; ")}
 	}
-	return api.Subsystem{State: "ok", Detail: fmt.Sprintf("%d messages in %d threads", st.Messages, st.Threads)}
+	return api.Subsystem{State: "ok", Detail: fmt.Sprintf("%d messages in %d threads", st.Messages, st.Threads) + strings.Join(skips, "")}
 }
 
 // mailSync returns the background syncer, or nil before it starts.

@@ -4,11 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	goimap "github.com/emersion/go-imap/v2"
 
+	"github.com/spirit-app/spirit/agents/mail"
 	"github.com/spirit-app/spirit/agents/mail/accounts"
 	"github.com/spirit-app/spirit/agents/mail/imap/imaptest"
 	"github.com/spirit-app/spirit/agents/mail/index"
@@ -53,5 +57,78 @@ func TestMailStatusHidesEchoedCredentials(t *testing.T) {
 	}
 	if strings.Contains(got.Detail, pass) || strings.Contains(got.Detail, user) {
 		t.Errorf("mail status holds the credentials: %s", got.Detail)
+	}
+}
+
+// TestMailSyncReportsSkippedMessages: a message over the size cap is left
+// out, and the world log and /health's mail status say so, once per news.
+func TestMailSyncReportsSkippedMessages(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "") // no keychain: the encrypted file
+	t.Setenv("XDG_RUNTIME_DIR", dir)
+	c, st := newTestCore(t, dir)
+
+	root := filepath.Join(dir, "Maildir")
+	for _, sub := range []string{"cur", "new", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(root, sub), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, subject := range []string{"Estoppel", "SNDA"} {
+		msg := fmt.Sprintf("From: bob@example.com\nSubject: %s\nMessage-ID: <m%d@example.com>\nDate: Thu, 11 Jun 2026 14:30:00 +0000\n\nHi.\n", subject, i)
+		if err := os.WriteFile(filepath.Join(root, "cur", fmt.Sprintf("171800000%d.M1P1.host:2,S", i)), []byte(msg), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Sparse: over the cap by its size, which is all the sync looks at.
+	big, err := os.Create(filepath.Join(root, "cur", "1718000009.M1P1.host:2,S"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := big.Truncate(mail.MaxMessageBytes + 1); err != nil {
+		t.Fatal(err)
+	}
+	big.Close()
+	cfg, _ := json.Marshal(accounts.FileConfig{Path: root})
+	if _, err := index.New(st).AddAccount(ctx, index.Account{Kind: index.KindMaildir, Name: "Archive", Address: "me@example.com", Config: cfg}); err != nil {
+		t.Fatal(err)
+	}
+
+	m := newMailSyncer(c, dir)
+	c.mu.Lock()
+	c.mail = m
+	c.mu.Unlock()
+	mailEvents := func() []string {
+		t.Helper()
+		es, err := st.RecentEvents(ctx, 50)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range es {
+			if e.Source == "mail" {
+				out = append(out, e.Text)
+			}
+		}
+		return out
+	}
+	const want = "synced 2 messages; skipped 1 too large to read (over 50 MB)"
+	m.syncAll(ctx)
+	if got := mailEvents(); !slices.Equal(got, []string{want}) {
+		t.Errorf("world log %q, want %q", got, want)
+	}
+	got := c.Health(ctx).Subsystems["mail"]
+	if got.State != "ok" || !strings.Contains(got.Detail, "skipped 1 too large to read (over 50 MB)") {
+		t.Errorf("mail status = %+v, want the skipped message", got)
+	}
+	// The next sync finds nothing new: no news for the world log, but the
+	// status keeps saying what was left out.
+	m.syncAll(ctx)
+	if got := mailEvents(); len(got) != 1 {
+		t.Errorf("world log after a second sync %q", got)
+	}
+	if got := c.Health(ctx).Subsystems["mail"]; !strings.Contains(got.Detail, "skipped 1") {
+		t.Errorf("mail status after a second sync = %+v", got)
 	}
 }

@@ -41,6 +41,9 @@ var ErrPartialBody = errors.New("body read in part")
 type ParseOptions struct {
 	// HTML lays out the text of a body that has only HTML parts.
 	HTML HTMLLayout
+	// MaxBytes caps the bytes read from the message (0: MaxMessageBytes);
+	// reading past it fails the parse with ErrTooLarge.
+	MaxBytes int64
 }
 
 // Parse reads one RFC 5322 message with the default options.
@@ -72,8 +75,25 @@ func Parse(r io.Reader) (Message, error) { return ParseOptions{}.Parse(r) }
 // header line, or r failing inside the header (the error wraps r's). When
 // the body could be read only in part, it returns the message with an
 // error wrapping ErrPartialBody.
+//
+// What one message may cost is bounded, since anyone can send one: past
+// o.MaxBytes it fails with ErrTooLarge and no message; past 1000 MIME
+// parts, 20 levels of nesting, or 1 MiB or 10,000 lines of headers in
+// all, it stops reading and returns what it has with ErrPartialBody.
 func (o ParseOptions) Parse(r io.Reader) (Message, error) {
-	e, err := gomessage.Read(r)
+	limit := o.MaxBytes
+	if limit <= 0 {
+		limit = MaxMessageBytes
+	}
+	cr := newCapReader(r, limit)
+	budget := &headerBudget{bytes: maxHeaderBytes, lines: maxHeaderLines}
+	e, err := gomessage.Read(newHeaderGuard(cr, budget, nil))
+	if cr.over {
+		return Message{}, fmt.Errorf("%w: over %s", ErrTooLarge, FormatSize(limit))
+	}
+	if budget.over {
+		err = errHeaderBudget
+	}
 	if err != nil && !gomessage.IsUnknownCharset(err) && !gomessage.IsUnknownEncoding(err) {
 		// An unknown charset or transfer encoding still yields an entity
 		// whose raw bytes can be read.
@@ -98,7 +118,11 @@ func (o ParseOptions) Parse(r io.Reader) (Message, error) {
 	for f := e.Header.Fields(); f.Next(); {
 		m.Headers = AddBulkHeader(m.Headers, f.Key(), f.Value())
 	}
-	body, err := o.body(e)
+	body, err := o.body(e, budget)
+	if cr.over {
+		// Whatever was read of a cut message, it is not the message.
+		return Message{}, fmt.Errorf("%w: over %s", ErrTooLarge, FormatSize(limit))
+	}
 	m.Body = body
 	if err != nil {
 		return m, fmt.Errorf("%w: %w", ErrPartialBody, err)
@@ -110,11 +134,12 @@ func (o ParseOptions) Parse(r io.Reader) (Message, error) {
 // none the text/html parts as text. Parts with an unknown charset or
 // transfer encoding are read as their raw bytes. A part that fails midway
 // keeps what was read and the walk goes on; the first error is returned.
-func (o ParseOptions) body(e *gomessage.Entity) (string, error) {
+// The walk stops at the caps on parts, nesting and headers (see walk).
+func (o ParseOptions) body(e *gomessage.Entity, headers *headerBudget) (string, error) {
 	var plain, htmlText []string
 	budget := int64(maxBodyBytes)
 	var firstErr error
-	walkErr := e.Walk(func(_ []int, part *gomessage.Entity, _ error) error {
+	walkErr := walk(e, headers, func(part *gomessage.Entity) error {
 		mt := mediaType(part.Header.Get("Content-Type"))
 		if mt == "" {
 			mt = "text/plain" // RFC 2045's default
@@ -145,6 +170,10 @@ func (o ParseOptions) body(e *gomessage.Entity) (string, error) {
 		}
 		return nil
 	})
+	if headers.over {
+		// The walk stopped here, whatever the parser made of it.
+		walkErr = errHeaderBudget
+	}
 	if firstErr == nil {
 		firstErr = walkErr
 	}

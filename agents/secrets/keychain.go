@@ -9,8 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
+	"github.com/godbus/dbus/v5"
 	"github.com/zalando/go-keyring"
 )
 
@@ -103,15 +105,40 @@ func sessionBusPresent() error {
 	case "darwin", "windows", "ios", "android", "plan9", "js", "wasip1":
 		return nil
 	}
-	if a := os.Getenv("DBUS_SESSION_BUS_ADDRESS"); a != "" && a != "autolaunch:" {
-		return nil
+	addr, err := sessionBusAddress()
+	if err != nil {
+		return err
 	}
-	// systemd user sessions provide the bus at $XDG_RUNTIME_DIR/bus
-	// without setting the variable; godbus finds it there.
-	if dir := os.Getenv("XDG_RUNTIME_DIR"); dir != "" {
-		if fi, err := os.Stat(filepath.Join(dir, "bus")); err == nil && fi.Mode()&os.ModeSocket != 0 {
-			return nil
+	// godbus looks for the bus in /run/user/<uid>, not $XDG_RUNTIME_DIR,
+	// and runs dbus-launch when it is not there or an autolaunch: entry
+	// comes up; pinning the address found here makes go-keyring use that
+	// bus and nothing else (godbus sets the variable the same way when it
+	// finds a bus itself).
+	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") != addr {
+		os.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
+	}
+	return nil
+}
+
+// sessionBusAddress is the session bus's address, found without starting a
+// bus: $DBUS_SESSION_BUS_ADDRESS less any autolaunch: entry (which would
+// run dbus-launch), else the socket systemd user sessions provide at
+// $XDG_RUNTIME_DIR/bus without setting the variable.
+func sessionBusAddress() (string, error) {
+	var keep []string
+	for _, a := range strings.Split(os.Getenv("DBUS_SESSION_BUS_ADDRESS"), ";") {
+		if a != "" && !strings.HasPrefix(a, "autolaunch:") {
+			keep = append(keep, a)
 		}
 	}
-	return errors.New("no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS unset), so no Secret Service")
+	if len(keep) > 0 {
+		return strings.Join(keep, ";"), nil
+	}
+	if dir := os.Getenv("XDG_RUNTIME_DIR"); dir != "" {
+		p := filepath.Join(dir, "bus")
+		if fi, err := os.Stat(p); err == nil && fi.Mode()&os.ModeSocket != 0 {
+			return "unix:path=" + dbus.EscapeBusAddressValue(p), nil
+		}
+	}
+	return "", errors.New("no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS unset), so no Secret Service")
 }

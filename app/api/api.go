@@ -76,6 +76,20 @@ type Health struct {
 	UptimeSeconds float64              `json:"uptime_seconds"`
 	Subsystems    map[string]Subsystem `json:"subsystems"`
 	Counters      map[string]int64     `json:"counters"`
+	// Database shows another program holding spirit.db locked (a backup or
+	// sync tool, a database browser) before anything is lost to it.
+	Database DatabaseHealth `json:"database"`
+}
+
+// DatabaseHealth is spirit.db's busy state in GET /health.
+type DatabaseHealth struct {
+	// BusyWaits counts writes since start that waited for another
+	// program's lock and gave up.
+	BusyWaits int64 `json:"busy_waits"`
+	// PendingEvents is how many world-log events wait in memory for the
+	// lock; they are written, in order, once it is free, and lost if
+	// Spirit stops first.
+	PendingEvents int `json:"pending_events"`
 }
 
 // Subsystem is the state of one part of Spirit (voice, screen, store, …).

@@ -25,13 +25,14 @@ var (
 	// offVerbs switch something off.
 	offVerbs = `stop|pause|quit|halt|disable|deactivate|suspend|kill|cut|end|cease|freeze|mute|silence|` +
 		`turn off|switch off|shut off|shut down|knock off|hold off on|hold off|` +
-		`(?:hit|press|push|tap|click) pause on|put a (?:pause|hold|stop) (?:on|to)|` +
-		`take a break from|give (?:it )?a rest with|no more|no|enough|enough with the|lay off(?: the)?`
+		`pause on|put a (?:pause|hold|stop) (?:on|to)|` +
+		`take a break from|give (?:it )?a rest with|no more|no|enough|enough with the|lay off(?: the)?|` +
+		`(?:that's|thats|that is) enough(?: of the| of| with the)?`
 	offVerb = `(?:` + offVerbs + `)`
 
 	// listenNames and watchNames name each sense as a noun or gerund.
 	listenNames = `(?:the |your |my )?(?:listening|mic|mike|microphone|audio|ears|dictation|transcribing|transcription|eavesdropping|voice commands|voice input)`
-	watchNames  = `(?:the |your |my )?(?:screen ?(?:watching|watcher|capture|capturing|captures|recording|reading|monitoring|sharing|scanning|grabs|grabbing|shots?)|screen|watching|watcher|screenshots|screen shots|screenshotting|eyes)`
+	watchNames  = `(?:the |your |my )?(?:(?:taking|grabbing|making|capturing|snapping) )?(?:screen ?(?:watching|watcher|capture|capturing|captures|recording|reading|monitoring|sharing|scanning|grabs|grabbing|shots?)|screen|watching|watcher|screenshots|screen shots|screengrabs|screen grabs|screenshotting|eyes)`
 	// lookVerbs are ways of looking at a screen.
 	lookVerbs = `(?:watching|looking at|peeking at|peeking|reading|recording|capturing|monitoring|snooping on|snooping|spying on|glancing at|scanning|viewing|checking)`
 	screens   = `(?:my|the) (?:screen|screens|monitor|monitors|display|desktop|windows)`
@@ -55,7 +56,8 @@ var (
 		offVerb+` `+watchNames+`(?: (?:me|us|`+screens+`))?`,
 		offVerb+` (?:looking|peeking|snooping|spying)(?: (?:at|on) (?:me|us))?`,
 		switchOff(watchNames),
-		`(?:don't|dont|do not|no) (?:watch|watching|look at|looking at|peek at|peeking at|read|reading|record|capture|snoop on) `+screens,
+		// "not" after a request frame: "could you not watch my screen".
+		`(?:don't|dont|do not|not|no) (?:watch|watching|look at|looking at|peek at|peeking at|read|reading|record|capture|snoop on) `+screens,
 		`(?:look|turn|avert your eyes) away(?: from `+screens+`)?`,
 		`eyes off `+screens,
 		`(?:close|cover|shut) your eyes`,
@@ -65,7 +67,7 @@ var (
 		switchOff(listenNames),
 		`stop recording`,
 		`mute(?: yourself)?$`,
-		`(?:don't|dont|do not) listen`,
+		`(?:don't|dont|do not|not) listen`,
 		`go deaf`,
 		`(?:cover|plug|close|shut) your ears`,
 	)
@@ -73,7 +75,7 @@ var (
 	// microphone (Spirit's first privacy control); said in a room it is as
 	// likely about a video or a witness, so it needs nothing after it, or
 	// the wake phrase or Spirit's name before it.
-	barePause = alt(`(?:(?:hit|press|push|tap|click) )?pause`)
+	barePause = alt(`pause`)
 	// bareResume names no sense. It is a command on its own, but after a
 	// permission ("let's resume", "you can resume now") it is what a lawyer
 	// says to a witness, and turning the microphone back on is not a
@@ -82,10 +84,51 @@ var (
 	resume     = alt(
 		`(?:resume|unpause|un-pause|unmute|un-mute|unfreeze|restart)(?: (?:listening|watching|the screen|my screen|screen watching|everything|both|all|and|again|now))*$`,
 		`(?:start|begin|continue|restart|go back to|get back to|back to|carry on|keep on|resume) (?:listening|watching)`,
-		`(?:you can )?(?:start )?(?:listen|listening|watch|watching) again`,
+		`(?:you can )?(?:start )?(?:listen|listening)(?: to me)? again`,
+		`(?:you can )?(?:start )?(?:watch|watching)(?: `+screens+`)? again`,
+		// "look again" alone is said of documents; looking needs the screen.
+		`(?:you can )?(?:start )?(?:look|looking|peek|peeking) at `+screens+` again`,
 		backOn(resumeNames),
 	)
 )
+
+// buttons are Spirit's commands that people also name as a button to
+// press: "hit resume", "press the snooze button", "tap mute".
+var buttons = map[string]bool{
+	"pause": true, "resume": true, "unpause": true, "mute": true, "unmute": true,
+	"snooze": true, "cancel": true,
+}
+
+// pressVerbs press a button.
+var pressVerbs = map[string]bool{
+	"hit": true, "press": true, "push": true, "tap": true, "click": true, "smash": true,
+	"select": true, "choose": true,
+}
+
+// pressButton reads "hit resume", "press the pause button", "click on
+// snooze" as the button's own word, so every command named by a button
+// takes every way of pressing it, and what follows ("hit pause on the
+// video") is judged as after the bare word. pressed reports a change.
+func pressButton(ts []token) (out []token, pressed bool) {
+	if !pressVerbs[word(ts, 0)] {
+		return ts, false
+	}
+	j := 1
+	if words(ts, j, "on") {
+		j++ // "click on snooze"
+	}
+	if words(ts, j, "the") {
+		j++
+	}
+	if !buttons[word(ts, j)] {
+		return ts, false
+	}
+	out = append(out, ts[j])
+	if words(ts, j+1, "button") {
+		j++
+	}
+	return append(out, ts[j+1:]...), true
+}
 
 // asideWords may follow a privacy command without changing what it asks:
 // "stop listening for now", "pause watching and listening too".
@@ -186,11 +229,13 @@ var cancelPhrase = func() *regexp.Regexp {
 var listPhrase = alt(
 	`(?:what|which)(?:'s| is| are|'re)? (?:all )?(?:of )?(?:my|the) (?:\w+ )?reminders`,
 	`(?:what|which|any) (?:\w+ )?reminders (?:do|have|did) i`,
-	`(?:what|which) reminders (?:are|is) (?:there|pending|set|coming up|open|due|left)`,
+	`(?:what|which) reminders (?:are|is) (?:still |currently |now )?(?:there|pending|set|coming up|open|due|left|outstanding|active)`,
 	`(?:do|have|did) i (?:have|got|set) any (?:\w+ )?reminders`,
 	`(?:are|is) there any (?:\w+ )?reminders`,
 	`any (?:\w+ )?reminders(?: for me| today| pending)?$`,
-	`(?:show|list|read|tell|give|bring up|pull up|check|review|go over|run through|recite)(?: me)?(?: all)?(?: of)?(?: my| the| all| any)? (?:\w+ )?reminders`,
+	`(?:show|list|read|tell|give|bring up|pull up|check|review|go over|go through|look over|look through|look at|read through|scroll through|run through|recite)(?: me)?(?: all)?(?: of)?(?: my| the| all| any)? (?:\w+ )?reminders`,
+	// A summary of them: "give me a rundown of my reminders".
+	`(?:(?:give|get|read|show|send) me |(?:can|could|may) i (?:get|have|see|hear) )?(?:a|the) (?:quick |short |full )?(?:rundown|run-down|run down|list|summary|recap|readout|overview|roundup|rundown) of (?:all )?my (?:\w+ )?reminders`,
 	`(?:my |list )?reminders$`,
 	`what(?:'s| is) (?:pending|coming up|on my list|scheduled|outstanding|queued)`,
 	`what (?:have i got|do i have) (?:pending|coming up|scheduled|outstanding|queued)`,
@@ -215,8 +260,10 @@ var listPhrase = alt(
 var (
 	snoozeTarget  = `(?:it|that|this|(?:the|that|this) (?:reminder|nudge|one|notification|alert))`
 	snoozeTrigger = alt(
-		`(?:hit |press )?snooze`,
-		`(?:push|bump|move|put|kick|shift|set|knock) `+snoozeTarget+` (?:back|out|off|later|down the road)`,
+		`snooze`,
+		// "off" only with "put": "knock it off" and "kick it off" mean stop and start.
+		`(?:push|bump|move|put|kick|shift|set|knock) `+snoozeTarget+` (?:back|out|later|down the road)`,
+		`put `+snoozeTarget+` off`,
 		`(?:delay|postpone|hold|defer|bump|push|punt|put off|push back|bump back|kick back) `+snoozeTarget,
 	)
 	againTrigger = alt(
@@ -282,9 +329,23 @@ func snoozeMinutes(ts []token, now time.Time) (minutes int, understood bool) {
 	return defaultSnooze, allNoise(ts)
 }
 
+// nudgeWords name Spirit's nudge; after "snooze" any other thing that is
+// not a length or a time ("snooze the meeting") is not Spirit's, nor is
+// anything someone else owns ("snooze your alarm").
+var (
+	nudgeWords = map[string]bool{
+		"reminder": true, "reminders": true, "nudge": true, "notification": true,
+		"alert": true, "alarm": true, "one": true, "ping": true,
+	}
+	otherOwners = map[string]bool{"your": true, "his": true, "her": true, "their": true, "our": true}
+)
+
 func parseSnooze(ts []token, now time.Time) (Intent, bool) {
 	if n := prefixLen(snoozeTrigger, ts); n > 0 {
-		m, _ := snoozeMinutes(ts[n:], now)
+		m, ok := snoozeMinutes(ts[n:], now)
+		if !ok && (!mentions(ts[n:], nudgeWords) || mentions(ts[n:], otherOwners)) {
+			return Intent{}, false
+		}
 		return Intent{Kind: Snooze, Minutes: m}, true
 	}
 	if n := prefixLen(againTrigger, ts); n > 0 {
@@ -342,6 +403,10 @@ var particleVerbs = map[string][]string{
 	"walk":  {"me"},
 	"give":  {"me"},
 	"start": {"a", "an", "the", "drafting", "writing", "on"},
+	"knock": {"out"},
+	"type":  {"up", "out"},
+	"mock":  {"up"},
+	"bang":  {"out"},
 }
 
 // notAnObject after a would-be verb shows it was a noun starting a
@@ -372,6 +437,16 @@ func parseTask(ts []token) (Intent, bool) {
 		return Intent{}, false
 	}
 	return Intent{Kind: Task, Task: readBack(ts)}, true
+}
+
+// mentions reports whether any word of ts is in set.
+func mentions(ts []token, set map[string]bool) bool {
+	for _, t := range ts {
+		if set[t.word] {
+			return true
+		}
+	}
+	return false
 }
 
 // matches reports whether re matches at the start of ts.

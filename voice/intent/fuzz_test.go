@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	_ "time/tzdata" // the zones below without depending on the host's zoneinfo
@@ -164,7 +165,8 @@ func sameIntent(a, b Intent, exact bool) bool {
 	return strings.EqualFold(a.Task, b.Task)
 }
 
-func fuzzZones() []*time.Location {
+// fuzzZones are loaded once: every input picks one.
+var fuzzZones = sync.OnceValue(func() []*time.Location {
 	var out []*time.Location
 	for _, name := range []string{"America/New_York", "UTC", "Australia/Lord_Howe", "Asia/Kolkata", "Pacific/Chatham", "Pacific/Apia", "Europe/London"} {
 		loc, err := time.LoadLocation(name)
@@ -174,7 +176,7 @@ func fuzzZones() []*time.Location {
 		out = append(out, loc)
 	}
 	return out
-}
+})
 
 type fuzzIntentSeed struct {
 	text string

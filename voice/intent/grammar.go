@@ -209,6 +209,9 @@ func matchRelative(w *when, ts []token, i int) int {
 	in := words(ts, j, "in|within")
 	if in {
 		j++
+		if words(ts, j, "about|around|roughly|approximately|approx|like|maybe|say") {
+			j++ // "in about ten minutes": Spirit can only take the number said
+		}
 	}
 	d, n := matchDuration(ts, j)
 	if n == 0 {

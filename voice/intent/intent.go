@@ -119,6 +119,9 @@ func read(ts []token, now time.Time, outer framing, depth int) (Intent, framing)
 	if in.Kind != None || depth >= maxTimeFirst {
 		return in, f
 	}
+	if k, g, ok := privacyAfterAside(ts, f); ok {
+		return Intent{Kind: k}, g
+	}
 	n := leadingTime(ts)
 	if n == 0 || n == len(ts) {
 		return in, f
@@ -129,6 +132,51 @@ func read(ts []token, now time.Time, outer framing, depth int) (Intent, framing)
 	}
 	moved := append(append([]token{}, rest...), ts[:n]...)
 	return read(moved, now, f, depth+1)
+}
+
+// spanStarts open a span or a reason said before a privacy control ("while
+// I'm on this call, stop listening", "until I say so, mute yourself").
+var spanStarts = map[string]bool{
+	"for": true, "while": true, "whilst": true, "during": true, "until": true,
+	"till": true, "til": true, "throughout": true,
+}
+
+// notImperative are words after which a verb is not an order: an
+// infinitive ("I had to stop listening"), a subject ("he'll stop
+// listening") or an auxiliary ("we should stop watching").
+var notImperative = map[string]bool{
+	"to": true, "i": true, "we": true, "he": true, "she": true, "they": true, "you": true,
+	"it": true, "can": true, "could": true, "would": true, "should": true, "will": true,
+	"might": true, "must": true, "may": true, "had": true, "have": true, "has": true,
+	"did": true, "do": true, "does": true, "was": true, "were": true, "is": true,
+	"are": true, "not": true, "never": true, "i'll": true, "we'll": true, "he'll": true,
+	"she'll": true, "they'll": true, "you'll": true, "didn't": true, "don't": true,
+	"let": true, "just": true, "always": true, "then": true,
+}
+
+// privacyAfterAside reads a privacy control said after its span or reason
+// by moving that clause after the command, where isAside takes it. Only
+// privacy controls take such a clause; the clause must start with a span
+// word and the command must be an order, not a verb inside the clause.
+func privacyAfterAside(ts []token, f framing) (Kind, framing, bool) {
+	if !spanStarts[word(ts, 0)] {
+		return "", f, false
+	}
+	for k := 2; k < len(ts); k++ {
+		if notImperative[word(ts, k-1)] {
+			continue
+		}
+		rest, g := unwrap(ts[k:])
+		g = f.join(g)
+		if g.gerund || len(rest) == 0 {
+			continue
+		}
+		moved := append(append([]token{}, rest...), ts[:k]...)
+		if kind, ok := parsePrivacy(moved, g); ok && g.allows(kind) {
+			return kind, g, true
+		}
+	}
+	return "", f, false
 }
 
 // parseFramed classifies a command with its frame taken off; after "would
@@ -201,6 +249,7 @@ func parseTokens(ts []token, now time.Time, f framing) Intent {
 	if len(ts) == 0 {
 		return Intent{Kind: None}
 	}
+	ts, pressed := pressButton(ts)
 	if k, ok := parsePrivacy(ts, f); ok {
 		return Intent{Kind: k}
 	}
@@ -218,11 +267,35 @@ func parseTokens(ts []token, now time.Time, f framing) Intent {
 	if in, ok := parseSnooze(ts, now); ok {
 		return in
 	}
+	if pressed {
+		// A button pressed is one of the short commands or nothing: "hit
+		// cancel on the order form" is a form, not a request for work.
+		return Intent{Kind: None}
+	}
 	if in, ok := parseRemind(ts, now, f); ok {
 		return in
 	}
-	if in, ok := parseTask(ts); ok {
+	if in, ok := parseTask(ts); ok && (f.named || !delegated(ts)) {
 		return in
 	}
 	return Intent{Kind: None}
+}
+
+// delegated reports whether a request for work sets a deadline ("send me
+// the redline by tomorrow morning", "before Friday"). Spirit does work when
+// asked, so a deadline is what the lawyer gives a colleague; unless the
+// words were meant for Spirit, they are not a request to it.
+func delegated(ts []token) bool {
+	for i := range ts {
+		if !words(ts, i, "by|before") {
+			continue
+		}
+		for _, m := range whenGrammar {
+			var w when
+			if m(&w, ts, i) > 0 {
+				return true
+			}
+		}
+	}
+	return false
 }

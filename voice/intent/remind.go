@@ -10,22 +10,26 @@ import (
 // "remind" ("I need to remind the client", "did you remind him") is not one.
 var remindTrigger = regexp.MustCompile(`^(?:remind me|` +
 	`(?:set|create|add|make|schedule|put in) (?:me |up )?(?:a |an |another )?(?:new )?reminder|` +
+	`(?:can|could|may) i (?:get|have|set) (?:a |an |another )?(?:new )?reminder|` +
 	`new reminder|reminder|` +
 	`(?:don't|dont|do not) let me forget|` +
 	`(?:don't|dont|do not) forget to remind me|` +
 	`(?:i need|i want|i would like|i'd like) (?:a )?reminder|` +
 	`(?:i need|i want|i would like|i'd like) to be reminded)\b`)
 
-// messageMe and rememberFor are other ways of asking for a reminder. People
-// say them to each other as well ("ping me when you're done", "set an
-// alarm for six"), so what follows must be the thing to be reminded of,
-// introduced by a linking word or a time, and never a question or a
-// condition. messageMe is what colleagues say to each other most ("ping
-// me about the draft"), so it also needs a time, unless the words were
-// meant for Spirit.
+// messageMe, tellMe and rememberFor are other ways of asking for a
+// reminder. People say them to each other as well ("ping me when you're
+// done", "set an alarm for six"), so what follows must be the thing to be
+// reminded of, introduced by a linking word or a time, and never a question
+// or a condition. messageMe and tellMe are what colleagues say to each
+// other most ("ping me about the draft"), so they also need a time, unless
+// the words were meant for Spirit.
 var (
-	messageMe = regexp.MustCompile(`^(?:(?:ping|nudge|bug|poke|buzz|prompt|alert) me|` +
-		`(?:give|send) me an? (?:reminder|nudge|ping|heads up|heads-up|shout|buzz|poke|alert))\b`)
+	messageMe = regexp.MustCompile(`^(?:(?:ping|nudge|bug|poke|buzz|prompt|alert|text|message) me|` +
+		`(?:give|send) me an? (?:reminder|nudge|ping|heads up|heads-up|shout|buzz|poke|alert|text|message))\b`)
+	// tellMe is a reminder only when an order for the lawyer follows ("tell
+	// me at 3 to call Ruth"): "tell me about the lease" asks for work.
+	tellMe      = regexp.MustCompile(`^(?:tell|warn) me\b`)
 	rememberFor = regexp.MustCompile(`^(?:` +
 		`(?:set|create|add|make|schedule|put in|put) (?:me |up )?(?:an? |another )?(?:new )?(?:alert|alarm)|` +
 		`(?:make sure|ensure) i (?:remember|don't forget|dont forget|do not forget)|` +
@@ -41,6 +45,16 @@ var noteToSelf = regexp.MustCompile(`^(?:(?:make |take )?a )?note to (?:self|mys
 // for, which the grammar does not do.
 var notAReminder = append([]string{"if", "once", "whenever", "as", "unless"}, questionWords...)
 
+// reminderCompounds after "reminder" make it a kind of document or
+// message ("can I get a reminder letter sent", "set a reminder email to
+// go out"), not a request to be reminded.
+var reminderCompounds = map[string]bool{
+	"letter": true, "letters": true, "email": true, "emails": true, "notice": true,
+	"notices": true, "text": true, "texts": true, "message": true, "messages": true,
+	"call": true, "calls": true, "card": true, "cards": true, "memo": true, "memos": true,
+	"note": true, "notes": true, "invoice": true, "invoices": true, "service": true,
+}
+
 // questionWords after "remind me" make it a question for Spirit to answer
 // ("remind me what the retainer was"), which is a task, not a reminder.
 var questionWords = []string{"what", "what's", "who", "where", "which", "how", "why", "when", "whether"}
@@ -51,7 +65,7 @@ var questionWords = []string{"what", "what's", "who", "where", "which", "how", "
 // user's own first person ("send her my notes"), only the request around it
 // ("remind me to", "remind me that") is turned away.
 func parseRemind(ts []token, now time.Time, f framing) (Intent, bool) {
-	if n := prefixLen(remindTrigger, ts); n > 0 {
+	if n := prefixLen(remindTrigger, ts); n > 0 && !reminderCompounds[word(ts, n)] {
 		after := ts[n:]
 		if oneOf(word(after, 0), questionWords...) {
 			return Intent{Kind: Task, Task: readBack(ts)}, true
@@ -64,18 +78,22 @@ func parseRemind(ts []token, now time.Time, f framing) (Intent, bool) {
 		}
 		return Intent{}, false
 	}
-	for _, re := range []*regexp.Regexp{messageMe, rememberFor} {
+	for _, re := range []*regexp.Regexp{messageMe, tellMe, rememberFor} {
 		n := prefixLen(re, ts)
 		if n == 0 {
 			continue
 		}
 		after := ts[n:]
 		linked := words(after, 0, "to|that|about|of|re|regarding") || leadingTime(after) > 0
+		if re == tellMe {
+			t := leadingTime(after)
+			linked = words(after, t, "to")
+		}
 		if !linked || oneOf(word(after, 0), notAReminder...) || words(after, 0, "in", "case") {
 			return Intent{}, false
 		}
 		in := remindOf(after, now, false)
-		if in.Kind == Remind && (in.Due != nil || re != messageMe || f.named) {
+		if in.Kind == Remind && (in.Due != nil || re == rememberFor || f.named) {
 			return in, true
 		}
 		return Intent{}, false

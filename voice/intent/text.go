@@ -21,13 +21,28 @@ var (
 	gluedMeridiem = regexp.MustCompile(`^(\d{1,2}(?::\d{2})?)([ap])\.?m\.?$`)
 )
 
-// tokenize splits a transcript into words.
+// tokenize splits a transcript into words. Hesitations are dropped
+// wherever they fall: the recogniser writes them down mid-command ("remind
+// me to uh call the bank at um four"), and they are never part of a task or
+// a time.
 func tokenize(text string) []token {
 	var ts []token
 	for _, f := range strings.Fields(typography.Replace(text)) {
-		ts = append(ts, splitWord(f)...)
+		for _, t := range splitWord(f) {
+			if !hesitations[t.word] {
+				ts = append(ts, t)
+			}
+		}
 	}
 	return ts
+}
+
+// hesitations are sounds, not words. "er" and "mm" are left out: they are
+// also abbreviations ("the ER", "5 mm") and are only dropped before a
+// command (see fillers).
+var hesitations = map[string]bool{
+	"um": true, "umm": true, "ummm": true, "uh": true, "uhh": true, "uhm": true,
+	"erm": true, "hmm": true, "hmmm": true,
 }
 
 func splitWord(raw string) []token {
@@ -126,7 +141,55 @@ var fillers = map[string]bool{
 	"actually": true, "now": true, "wait": true, "no": true, "yeah": true,
 	"hey": true, "hi": true, "yo": true, "please": true, "kindly": true,
 	"just": true, "oops": true, "whoops": true, "sorry": true, "possibly": true,
-	"quickly": true,
+	"quickly": true, "right": true,
+}
+
+// leadIns are clauses said before a command that ask nothing themselves: a
+// courtesy ("thanks, you can resume now"), a bid for attention ("excuse
+// me", "quick one", "before I forget"), a correction before taking
+// something back ("that's wrong, cancel it"), or the lawyer's own state
+// before a privacy control ("I'm back, you can listen again"). The framing
+// rules still apply to what follows, so "thanks, I'll send it" stays
+// ambient. Each element lists alternatives separated by "|", as for words.
+var leadIns = [][]string{
+	{"thanks|cheers"},
+	{"thank", "you"},
+	{"thanks|thank", "you", "so|very", "much"},
+	{"thanks", "so|very", "much"},
+	{"thanks", "a", "lot"},
+	{"excuse|pardon", "me"},
+	{"while|whilst", "i", "think", "of|about", "it"},
+	{"while", "i", "remember"},
+	{"while", "i'm|im", "thinking", "of|about", "it"},
+	{"before", "i", "forget"},
+	{"before", "i", "forget", "it"},
+	{"quick", "one|question|thing|favor|favour"},
+	{"real", "quick"},
+	{"one", "more", "thing"},
+	{"one", "more"},
+	{"that's|thats|that", "wrong|incorrect"},
+	{"that's|thats", "not", "right|correct"},
+	{"that", "is", "not", "right|correct"},
+	{"that's|thats", "not", "what", "i", "said|meant|wanted"},
+	{"my", "mistake|bad"},
+	{"i'm|im", "back|done|finished|free"},
+	{"i", "am", "back|done|finished|free"},
+	{"i'm|im", "all", "done|finished"},
+	{"we're|were", "done|finished"},
+	{"i'm|im|we're", "off", "the", "call|phone"},
+	{"the", "call|meeting", "is", "over|done|finished"},
+	{"call's|meeting's", "over|done|finished"},
+}
+
+// leadIn is how many tokens at the start of ts are one lead-in clause.
+func leadIn(ts []token) int {
+	best := 0
+	for _, l := range leadIns {
+		if len(l) > best && words(ts, 0, l...) {
+			best = len(l)
+		}
+	}
+	return best
 }
 
 // spiritName is what the lawyer calls Spirit. Said around a command
@@ -154,10 +217,17 @@ var politeRequest = regexp.MustCompile(`^(?:` + strings.Join([]string{
 	`(?:i'd|i would) (?:really )?appreciate it if you (?:could|would|can)`,
 	`it (?:would|'d) be (?:great|nice|helpful|good|lovely) if you (?:could|would|can)`,
 	`it'd be (?:great|nice|helpful|good|lovely) if you (?:could|would|can)`,
+	`(?:i'd|i would|i'll|i will) be (?:so |very |really )?(?:grateful|thankful|obliged) if you (?:could|would|can)`,
+	`(?:i'd|i would) (?:love|like) it if you (?:could|would|can)`,
+	`(?:would|will) it be possible (?:for you )?to`,
+	`is it possible (?:for you )?to`,
+	`(?:is there )?any chance (?:you (?:could|can|would|might)|of you)`,
+	`do you think you (?:could|can|would|might)`,
+	`be (?:a dear|an angel|a doll|a pal) and`,
 	`i (?:was|am|'m) wondering if you (?:could|would|can)`,
 	`i'm wondering if you (?:could|would|can)`,
 	`i wonder if you (?:could|would|can)`,
-	`if you (?:could|would|can|don't mind|dont mind|do not mind)`,
+	`if you (?:could|would|can|don't mind|dont mind|do not mind|wouldn't mind|would not mind)`,
 	`(?:could|can|may) i (?:ask|get) you to`,
 	`do me a (?:favor|favour) and`,
 	`go ahead and`,
@@ -166,7 +236,8 @@ var politeRequest = regexp.MustCompile(`^(?:` + strings.Join([]string{
 
 // mindRequest asks with a gerund ("would you mind pausing listening"); the
 // gerund is then read as the command's verb.
-var mindRequest = regexp.MustCompile(`^(?:(?:would|do) you mind|mind)\b`)
+var mindRequest = regexp.MustCompile(`^(?:(?:would|do) you mind|mind|` +
+	`if you (?:wouldn't|would not|don't|dont|do not) mind)\b`)
 
 // permission matches frames that give leave or state a wish rather than
 // ask ("you can stop watching now", "I want to see my reminders"). People
@@ -222,18 +293,15 @@ func unwrap(ts []token) ([]token, framing) {
 			ts = ts[1:]
 		case words(ts, 0, "all", "right"), words(ts, 0, "right", "now"):
 			ts = ts[2:]
-		case prefixLen(mindRequest, ts) > 0:
-			n := prefixLen(mindRequest, ts)
-			rest := ts[n:]
-			for len(rest) > 0 && fillers[rest[0].word] {
-				rest = rest[1:]
-			}
-			if !isGerund(word(rest, 0)) {
-				// "do you mind if I step out" asks nothing of Spirit.
-				return ts, f
-			}
+		case prefixLen(mindRequest, ts) > 0 && gerundAfter(ts[prefixLen(mindRequest, ts):]) != nil:
 			f.gerund = true
-			return rest, f
+			return gerundAfter(ts[prefixLen(mindRequest, ts):]), f
+		case prefixLen(mindRequest, ts) > 0 && prefixLen(politeRequest, ts) == 0:
+			// "do you mind if I step out" asks nothing of Spirit; "if you
+			// don't mind, stop watching" is a courtesy (politeRequest).
+			return ts, f
+		case leadIn(ts) > 0:
+			ts = ts[leadIn(ts):]
 		case prefixLen(remindTrigger, ts) > 0:
 			// "I want to be reminded ..." is the request itself, not a
 			// permission frame around one.
@@ -252,6 +320,18 @@ func unwrap(ts []token) ([]token, framing) {
 		}
 	}
 	return ts, f
+}
+
+// gerundAfter is what follows a "would you mind" frame when it starts
+// with a gerund (fillers skipped), else nil.
+func gerundAfter(ts []token) []token {
+	for len(ts) > 0 && fillers[ts[0].word] {
+		ts = ts[1:]
+	}
+	if !isGerund(word(ts, 0)) {
+		return nil
+	}
+	return ts
 }
 
 func isGerund(w string) bool { return len(w) > 4 && strings.HasSuffix(w, "ing") }
@@ -293,7 +373,17 @@ var courtesies = []struct {
 	{[]string{"if", "you", "could|would|can|please"}, false},
 	{[]string{"if", "you", "don't|dont", "mind"}, false},
 	{[]string{"if", "you", "do", "not", "mind"}, false},
-	{[]string{"would|could|will|can", "you"}, true},
+	// A tag question ends a command even without a pause: "stop listening
+	// would you".
+	{[]string{"would|could|will|can", "you"}, false},
+	{[]string{"that'd|that'll|thatd", "be", "great|nice|helpful|lovely|perfect|ideal|brilliant|wonderful|fantastic|awesome|appreciated"}, false},
+	{[]string{"that", "would|will", "be", "great|nice|helpful|lovely|perfect|ideal|brilliant|wonderful|fantastic|awesome|appreciated"}, false},
+	{[]string{"that'd|that'll|that", "be", "much|greatly|really", "appreciated"}, false},
+	{[]string{"that", "would|will", "be", "much|greatly|really", "appreciated"}, false},
+	{[]string{"if", "possible"}, false},
+	{[]string{"if", "that's|thats", "ok|okay|alright|possible|fine"}, false},
+	{[]string{"if", "you", "wouldn't|would", "mind"}, false},
+	{[]string{"if", "you", "would", "not", "mind"}, false},
 	{[]string{"when", "you", "get|have", "a", "chance|moment|minute|sec|second"}, false},
 	{[]string{"ok|okay|alright"}, true},
 }

@@ -15,7 +15,8 @@
 // a JSON tree whose parts are still in their own charsets and whose
 // headers would need the same decoding, done a second way. The cost is
 // that raw includes attachments: a first sync downloads them (see
-// Options.Since to bound it).
+// Options.Since to bound it), and a message over the size cap is skipped
+// (see Options.MaxMessageBytes).
 package gmail
 
 import (
@@ -32,6 +33,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/oauth2"
@@ -88,6 +90,10 @@ type Options struct {
 	Sleep       func(ctx context.Context, d time.Duration) error
 	// Now reads the clock for draft Date headers; nil means time.Now.
 	Now func() time.Time
+	// MaxMessageBytes caps one message (0: mail.MaxMessageBytes): a
+	// sync skips a larger one, reading no more of it than the cap, and
+	// Skipped lists it.
+	MaxMessageBytes int64
 }
 
 // Connector is one Gmail mailbox. It is safe for concurrent use, but Sync
@@ -100,9 +106,16 @@ type Connector struct {
 	pageSize    int
 	concurrency int
 	now         func() time.Time
+	maxMessage  int64
+
+	mu      sync.Mutex // guards skipped, which fetches add to at once
+	skipped []mail.Skip
 }
 
-var _ mail.Connector = (*Connector)(nil)
+var (
+	_ mail.Connector = (*Connector)(nil)
+	_ mail.Skipper   = (*Connector)(nil)
+)
 
 // New returns a connector that authorizes its requests with tokens, e.g.
 // an *oauth.TokenSource, which also refreshes a token Gmail refused.
@@ -143,6 +156,10 @@ func New(tokens oauth2.TokenSource, opts Options) (*Connector, error) {
 		pageSize:    orDefault(opts.PageSize, DefaultPageSize),
 		concurrency: orDefault(opts.Concurrency, DefaultConcurrency),
 		now:         opts.Now,
+		maxMessage:  opts.MaxMessageBytes,
+	}
+	if c.maxMessage <= 0 {
+		c.maxMessage = mail.MaxMessageBytes
 	}
 	if c.now == nil {
 		c.now = time.Now
@@ -172,8 +189,12 @@ type cursor struct {
 
 // Sync delivers the changes since cursor to messages under INBOX, SENT and
 // DRAFT. A message deleted, or no longer under any of those labels
-// (archived, trashed), becomes a Deleted tombstone.
+// (archived, trashed), becomes a Deleted tombstone. One over the size cap
+// is not delivered (Skipped lists it).
 func (c *Connector) Sync(ctx context.Context, cur string, fn func(mail.Message) error) (string, error) {
+	c.mu.Lock()
+	c.skipped = nil
+	c.mu.Unlock()
 	if cur == "" {
 		return c.fullSync(ctx, fn)
 	}
@@ -343,19 +364,23 @@ func (c *Connector) deliver(ctx context.Context, ids []string, fn func(mail.Mess
 		batch := ids[:min(len(ids), 100)]
 		ids = ids[len(batch):]
 		msgs := make([]mail.Message, len(batch))
+		keep := make([]bool, len(batch)) // false for a skipped message
 		g, gctx := errgroup.WithContext(ctx)
 		g.SetLimit(c.concurrency)
 		for i, id := range batch {
 			g.Go(func() error {
-				m, err := c.fetch(gctx, id)
-				msgs[i] = m
+				m, ok, err := c.fetch(gctx, id)
+				msgs[i], keep[i] = m, ok
 				return err
 			})
 		}
 		if err := g.Wait(); err != nil {
 			return err
 		}
-		for _, m := range msgs {
+		for i, m := range msgs {
+			if !keep[i] {
+				continue
+			}
 			if err := fn(m); err != nil {
 				return err
 			}
@@ -372,23 +397,49 @@ type rawMessage struct {
 	Snippet      string   `json:"snippet"`
 	HistoryID    string   `json:"historyId"`
 	InternalDate string   `json:"internalDate"` // epoch milliseconds
+	SizeEstimate int64    `json:"sizeEstimate"` // of the RFC 822 message
 	Raw          string   `json:"raw"`          // base64url RFC 822
 }
 
-func (c *Connector) fetch(ctx context.Context, id string) (mail.Message, error) {
+// rawAnswerBytes bounds messages.get's answer for a message of limit
+// bytes: base64 makes 4 bytes of 3, and the other fields (ids, labels, a
+// snippet of some hundred characters) take well under 64 KiB more.
+func rawAnswerBytes(limit int64) int64 { return limit/3*4 + 4 + 64<<10 }
+
+// fetch gets one message. ok is false for a message skipped because it is
+// over the size cap: the answer is read no further than the cap allows.
+func (c *Connector) fetch(ctx context.Context, id string) (m mail.Message, ok bool, err error) {
 	var rm rawMessage
-	err := c.api.DoJSON(ctx, http.MethodGet, c.base+"/messages/"+url.PathEscape(id)+"?format=raw", nil, nil, &rm)
+	err = c.api.DoJSONRequest(ctx, oauth.Request{
+		Method:  http.MethodGet,
+		URL:     c.base + "/messages/" + url.PathEscape(id) + "?format=raw",
+		MaxBody: rawAnswerBytes(c.maxMessage),
+	}, nil, &rm)
 	if isStatus(err, http.StatusNotFound) {
-		return mail.Message{RemoteID: id, Deleted: true}, nil
+		return mail.Message{RemoteID: id, Deleted: true}, true, nil
+	}
+	if errors.Is(err, oauth.ErrTooLarge) {
+		c.skip(mail.TooLarge("", id, 0, c.maxMessage))
+		return mail.Message{}, false, nil
 	}
 	if err != nil {
-		return mail.Message{}, fmt.Errorf("gmail: fetching message %s: %w", id, err)
+		return mail.Message{}, false, fmt.Errorf("gmail: fetching message %s: %w", id, err)
 	}
 	folder, ok := folderOf(rm.LabelIDs)
 	if !ok {
-		return mail.Message{RemoteID: id, Deleted: true}, nil
+		return mail.Message{RemoteID: id, Deleted: true}, true, nil
 	}
-	m, err := c.convert(rm)
+	// By Gmail's estimate, or the decoded size where that is missing or
+	// low.
+	if size := max(rm.SizeEstimate, int64(len(strings.TrimRight(rm.Raw, "=")))*3/4); size > c.maxMessage {
+		c.skip(mail.TooLarge(folder, id, size, c.maxMessage))
+		return mail.Message{}, false, nil
+	}
+	m, err = c.convert(rm)
+	if errors.Is(err, mail.ErrTooLarge) {
+		c.skip(mail.TooLarge(folder, id, 0, c.maxMessage))
+		return mail.Message{}, false, nil
+	}
 	if err != nil {
 		// One unreadable message must not stop the sync: keep what Gmail
 		// says about it.
@@ -397,7 +448,23 @@ func (c *Connector) fetch(ctx context.Context, id string) (mail.Message, error) 
 	}
 	m.RemoteID, m.ConversationID, m.Folder = rm.ID, rm.ThreadID, folder
 	m.Draft = folder == "Drafts"
-	return m, nil
+	return m, true, nil
+}
+
+// skip records a message the sync leaves out.
+func (c *Connector) skip(s mail.Skip) {
+	c.log.Warn("skipped a message", "folder", s.Folder, "id", s.Where, "reason", s.Reason)
+	c.mu.Lock()
+	c.skipped = append(c.skipped, s)
+	c.mu.Unlock()
+}
+
+// Skipped lists the messages the last Sync left out: those over
+// Options.MaxMessageBytes. See mail.Skipper.
+func (c *Connector) Skipped() []mail.Skip {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.skipped)
 }
 
 func (c *Connector) convert(rm rawMessage) (mail.Message, error) {
@@ -405,7 +472,7 @@ func (c *Connector) convert(rm rawMessage) (mail.Message, error) {
 	if err != nil {
 		return mail.Message{}, fmt.Errorf("decoding raw: %w", err)
 	}
-	m, err := mail.Parse(bytes.NewReader(raw))
+	m, err := mail.ParseOptions{MaxBytes: c.maxMessage}.Parse(bytes.NewReader(raw))
 	if errors.Is(err, mail.ErrPartialBody) {
 		c.log.Warn("message body read in part", "id", rm.ID, "err", err)
 	} else if err != nil {

@@ -54,6 +54,10 @@ type fakeGraph struct {
 	accept   func(token string) bool
 	failures []failure
 	requests []recorded
+	// sizeProp, if set, is the id the fake gives PidTagMessageSize in its
+	// answers ("Integer 0x0E08" if not): Graph's own spelling may differ
+	// from the request's.
+	sizeProp string
 }
 
 type fakeMsg struct {
@@ -68,6 +72,7 @@ type fakeMsg struct {
 	isDraft, isRead   bool
 	headers           [][2]string // internetMessageHeaders (inbox only)
 	inReplyTo, refs   string      // PidTagInReplyToId, PidTagInternetReferences
+	size              int         // PidTagMessageSize; 0: about the body's
 	added, changed    int         // sequence numbers
 	readChanged       int         // last read-state-only change
 	present           bool
@@ -329,12 +334,15 @@ func (f *fakeGraph) delta(w http.ResponseWriter, r *http.Request, folder string)
 	var st *pageState
 	switch {
 	case q.Get("$skiptoken") != "":
-		st = f.skip[q.Get("$skiptoken")]
-		if st == nil {
+		saved := f.skip[q.Get("$skiptoken")]
+		if saved == nil {
 			graphError(w, http.StatusBadRequest, "BadRequest", "Invalid skip token.")
 			return
 		}
-		delete(f.skip, q.Get("$skiptoken"))
+		// A copy: as in Graph, a link can be followed again (a retry,
+		// a smaller page) and answers from the same place.
+		cp := *saved
+		st = &cp
 	case q.Get("$deltatoken") != "":
 		var err error
 		st, err = f.changesSince(folder, q.Get("$deltatoken"))
@@ -534,6 +542,17 @@ func (f *fakeGraph) renderQuery(m *fakeMsg, q url.Values, text bool) map[string]
 		}
 		if m.refs != "" && strings.Contains(exp, "id eq 'String 0x1039'") {
 			props = append(props, map[string]string{"id": "String 0x1039", "value": m.refs})
+		}
+		if strings.Contains(exp, "id eq 'Integer 0x0E08'") {
+			size := m.size
+			if size == 0 {
+				size = len(m.body) + len(m.subject) + 2000 // headers
+			}
+			id := f.sizeProp
+			if id == "" {
+				id = "Integer 0x0E08"
+			}
+			props = append(props, map[string]string{"id": id, "value": strconv.Itoa(size)})
 		}
 		if len(props) > 0 {
 			out["singleValueExtendedProperties"] = props

@@ -14,11 +14,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spirit-app/spirit/agents/mail"
@@ -49,9 +52,10 @@ const (
 const selectFields = "id,conversationId,internetMessageId,internetMessageHeaders,subject,from," +
 	"toRecipients,ccRecipients,receivedDateTime,sentDateTime,body,isDraft"
 
-// expandProps asks for the two threading properties with each message.
+// expandProps asks for the two threading properties and the size with
+// each message.
 const expandProps = "singleValueExtendedProperties($filter=id eq '" + propInReplyTo +
-	"' or id eq '" + propReferences + "')"
+	"' or id eq '" + propReferences + "' or id eq '" + propMessageSize + "')"
 
 // folder is a synced mail folder: Graph's well-known name and Spirit's.
 type folder struct{ id, name string }
@@ -73,19 +77,35 @@ type Options struct {
 	// MaxAttempts and Sleep tune retries; see oauth.Client.
 	MaxAttempts int
 	Sleep       func(ctx context.Context, d time.Duration) error
+	// MaxMessageBytes caps one message by its size in the mailbox,
+	// attachments included (0: mail.MaxMessageBytes): a sync skips a
+	// larger one, as the other connectors do, and Skipped lists it.
+	MaxMessageBytes int64
+	// MaxPageBytes bounds one answer read into memory (0:
+	// DefaultMaxPageBytes); a delta page over it is asked for again in
+	// smaller pages.
+	MaxPageBytes int64
 }
 
 // Connector is one Microsoft mailbox. It is safe for concurrent use, but
 // Sync calls for one account should not overlap.
 type Connector struct {
-	base     *url.URL
-	api      *oauth.Client
-	log      *slog.Logger
-	since    time.Time
-	pageSize int
+	base       *url.URL
+	api        *oauth.Client
+	log        *slog.Logger
+	since      time.Time
+	pageSize   int
+	maxMessage int64
+	maxPage    int64
+
+	mu      sync.Mutex // guards skipped
+	skipped []mail.Skip
 }
 
-var _ mail.Connector = (*Connector)(nil)
+var (
+	_ mail.Connector = (*Connector)(nil)
+	_ mail.Skipper   = (*Connector)(nil)
+)
 
 // New returns a connector that authorizes its requests with tokens, e.g.
 // an *oauth.TokenSource, which also refreshes a token Graph refused.
@@ -115,6 +135,13 @@ func New(tokens oauth2.TokenSource, opts Options) (*Connector, error) {
 	if pageSize <= 0 {
 		pageSize = DefaultPageSize
 	}
+	maxMessage, maxPage := opts.MaxMessageBytes, opts.MaxPageBytes
+	if maxMessage <= 0 {
+		maxMessage = mail.MaxMessageBytes
+	}
+	if maxPage <= 0 {
+		maxPage = DefaultMaxPageBytes
+	}
 	return &Connector{
 		base: base,
 		api: &oauth.Client{
@@ -126,9 +153,11 @@ func New(tokens oauth2.TokenSource, opts Options) (*Connector, error) {
 			Sleep:       opts.Sleep,
 			Logger:      log,
 		},
-		log:      log.With("connector", "graph"),
-		since:    opts.Since,
-		pageSize: pageSize,
+		log:        log.With("connector", "graph"),
+		since:      opts.Since,
+		pageSize:   pageSize,
+		maxMessage: maxMessage,
+		maxPage:    maxPage,
 	}, nil
 }
 
@@ -150,8 +179,12 @@ const cursorVersion = 1
 // Sync delivers the changes since cursor in the Inbox, Sent Items and
 // Drafts. A message Graph reports as removed from a folder becomes a
 // Deleted tombstone, unless it showed up in another synced folder in the
-// same call (a move that kept its id).
+// same call (a move that kept its id). One over the size cap is not
+// delivered (Skipped lists it).
 func (c *Connector) Sync(ctx context.Context, cur string, fn func(mail.Message) error) (string, error) {
+	c.mu.Lock()
+	c.skipped = nil
+	c.mu.Unlock()
 	prev := cursor{DeltaLinks: map[string]string{}}
 	if cur != "" {
 		if err := json.Unmarshal([]byte(cur), &prev); err != nil || prev.Version != cursorVersion {
@@ -207,12 +240,20 @@ func (c *Connector) syncFolder(ctx context.Context, f folder, link string, emit 
 	}
 	restarted := false
 	pages := 0
+	pageSize := c.pageSize
 	for {
 		if err := c.checkLink(u); err != nil {
 			return "", err
 		}
 		var p deltaPage
-		err := c.api.DoJSON(ctx, http.MethodGet, u, c.readHeader(true), nil, &p)
+		err := c.getJSON(ctx, u, c.readHeader(pageSize), &p)
+		if errors.Is(err, oauth.ErrTooLarge) && pageSize > 1 {
+			// Big bodies fill the page: the same link again, for fewer
+			// messages, and so for the rest of the round.
+			pageSize /= 2
+			c.log.Warn("delta page too large, asking for smaller pages", "folder", f.id, "page_size", pageSize)
+			continue
+		}
 		if isStatus(err, http.StatusGone) && !restarted {
 			// The delta token expired or the mailbox was reset: Graph
 			// wants a new initial round. Messages come again (the index
@@ -270,14 +311,48 @@ func (c *Connector) deltaItem(ctx context.Context, item message, f folder) (mail
 		}
 		item = full
 	}
+	if size := item.size(); size > c.maxMessage {
+		// Indexing it would cost nothing here (Graph sends no
+		// attachments), but the lawyer gets one rule for all accounts.
+		c.skip(mail.TooLarge(f.name, item.ID, size, c.maxMessage))
+		return mail.Message{}, false, nil
+	}
 	return convert(item, f.name), true, nil
 }
 
 func (c *Connector) getMessage(ctx context.Context, id string) (message, error) {
 	var m message
 	u := c.endpoint("/me/messages/"+url.PathEscape(id), "$select", selectFields, "$expand", expandProps)
-	err := c.api.DoJSON(ctx, http.MethodGet, u, c.readHeader(false), nil, &m)
+	err := c.getJSON(ctx, u, c.readHeader(0), &m)
 	return m, err
+}
+
+// getJSON reads an answer of messages into out, bounded: each string cut
+// at maxStringBytes as it streams in, the whole at MaxPageBytes.
+func (c *Connector) getJSON(ctx context.Context, u string, h http.Header, out any) error {
+	return c.api.DoJSONRequest(ctx, oauth.Request{
+		Method:  http.MethodGet,
+		URL:     u,
+		Header:  h,
+		MaxBody: c.maxPage,
+		Filter:  func(r io.Reader) io.Reader { return newCutStrings(r, maxStringBytes) },
+	}, nil, out)
+}
+
+// skip records a message the sync leaves out.
+func (c *Connector) skip(s mail.Skip) {
+	c.log.Warn("skipped a message", "folder", s.Folder, "id", s.Where, "reason", s.Reason)
+	c.mu.Lock()
+	c.skipped = append(c.skipped, s)
+	c.mu.Unlock()
+}
+
+// Skipped lists the messages the last Sync left out: those over
+// Options.MaxMessageBytes. See mail.Skipper.
+func (c *Connector) Skipped() []mail.Skip {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.skipped)
 }
 
 // deltaURL is the initial delta request of a folder. Graph encodes the
@@ -291,13 +366,13 @@ func (c *Connector) deltaURL(folderID string) string {
 }
 
 // readHeader asks for plain-text bodies (Graph converts HTML) and, for
-// delta rounds, the page size. Graph wants the Prefer header on every page
-// request: it is not encoded in the links.
-func (c *Connector) readHeader(paged bool) http.Header {
+// delta rounds, the page size (0 for none). Graph wants the Prefer header
+// on every page request: it is not encoded in the links.
+func (c *Connector) readHeader(pageSize int) http.Header {
 	h := http.Header{}
 	h.Add("Prefer", `outlook.body-content-type="text"`)
-	if paged {
-		h.Add("Prefer", "odata.maxpagesize="+strconv.Itoa(c.pageSize))
+	if pageSize > 0 {
+		h.Add("Prefer", "odata.maxpagesize="+strconv.Itoa(pageSize))
 	}
 	return h
 }
@@ -347,7 +422,7 @@ func (c *Connector) Search(ctx context.Context, query string, limit int) ([]mail
 	q := `"` + strings.ReplaceAll(strings.ReplaceAll(query, `\`, `\\`), `"`, `\"`) + `"`
 	u := c.endpoint("/me/messages", "$search", q, "$select", selectFields, "$top", strconv.Itoa(limit))
 	var p deltaPage
-	if err := c.api.DoJSON(ctx, http.MethodGet, u, c.readHeader(false), nil, &p); err != nil {
+	if err := c.getJSON(ctx, u, c.readHeader(0), &p); err != nil {
 		return nil, fmt.Errorf("graph: search: %w", err)
 	}
 	out := make([]mail.Message, 0, len(p.Value))

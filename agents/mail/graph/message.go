@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -112,9 +113,28 @@ func convert(m message, folderName string) mail.Message {
 }
 
 // sameProp compares extended property ids, which Graph may return in
-// another case ("String 0x1042" or "string 0x1042").
+// another case or with another number of digits ("String 0x1042" or
+// "string 0x1042", "Integer 0x0E08" or "Integer 0xe08").
 func sameProp(a, b string) bool {
-	return strings.EqualFold(strings.Join(strings.Fields(a), " "), b)
+	ta, na, okA := strings.Cut(strings.Join(strings.Fields(a), " "), " ")
+	tb, nb, okB := strings.Cut(b, " ")
+	if !okA || !okB || !strings.EqualFold(ta, tb) {
+		return false
+	}
+	tag := func(s string) (uint64, bool) {
+		s = strings.ToLower(s)
+		if !strings.HasPrefix(s, "0x") {
+			return 0, false
+		}
+		n, err := strconv.ParseUint(s[2:], 16, 32)
+		return n, err == nil
+	}
+	ia, okA := tag(na)
+	ib, okB := tag(nb)
+	if okA && okB {
+		return ia == ib
+	}
+	return strings.EqualFold(na, nb)
 }
 
 func address(r recipient) mail.Address {

@@ -169,7 +169,7 @@ func FuzzIMAPSync(f *testing.F) {
 				if err != nil {
 					return
 				}
-				go script.serve(conn, 300*time.Millisecond)
+				go script.serve(conn, 100*time.Millisecond)
 			}
 		}()
 		addr := ln.Addr().(*net.TCPAddr)

@@ -79,6 +79,10 @@ type Config struct {
 	// large enough to amortise round trips, small enough that an
 	// interrupted batch costs little.
 	BatchSize int
+	// MaxMessageBytes caps one message (default mail.MaxMessageBytes): a
+	// sync skips a larger one without downloading it, by its RFC822.SIZE,
+	// and Skipped lists it.
+	MaxMessageBytes int64
 
 	// Progress, if set, is told how far a sync has come.
 	Progress mail.Progress
@@ -101,9 +105,17 @@ type Connector struct {
 	mu    sync.Mutex // serialises commands; guards cl and scrub
 	cl    *imapclient.Client
 	scrub *redact.Scrubber
+
+	// skipped are the messages the last Sync left out. Not under mu,
+	// which a sync holds throughout.
+	skipMu  sync.Mutex
+	skipped []mail.Skip
 }
 
-var _ mail.Connector = (*Connector)(nil)
+var (
+	_ mail.Connector = (*Connector)(nil)
+	_ mail.Skipper   = (*Connector)(nil)
+)
 
 // New checks cfg and returns a Connector. It does no I/O: the connection
 // opens on first use (or call Verify to test the settings).
@@ -137,6 +149,9 @@ func New(cfg Config) (*Connector, error) {
 	}
 	if cfg.BatchSize <= 0 {
 		cfg.BatchSize = 100
+	}
+	if cfg.MaxMessageBytes <= 0 {
+		cfg.MaxMessageBytes = mail.MaxMessageBytes
 	}
 	log := cfg.Logger
 	if log == nil {

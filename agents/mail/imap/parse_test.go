@@ -11,7 +11,7 @@ import (
 
 func parseString(t *testing.T, s string) mailMessage {
 	t.Helper()
-	m, err := parseMessage(strings.NewReader(strings.ReplaceAll(s, "\n", "\r\n")))
+	m, err := parseMessage(strings.NewReader(strings.ReplaceAll(s, "\n", "\r\n")), 0)
 	if err != nil {
 		t.Fatalf("parseMessage: %v", err)
 	}

@@ -37,9 +37,16 @@ type plan struct {
 // It works in two passes: first it examines every folder and works out
 // what changed (cheap: a SELECT and at most one UID SEARCH each), then it
 // fetches, so Progress knows the total from the start.
+//
+// Messages over Config.MaxMessageBytes are skipped without downloading
+// them (Skipped lists them); they count as synced, so the next sync does
+// not try them again.
 func (c *Connector) Sync(ctx context.Context, cursorStr string, fn func(mail.Message) error) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.skipMu.Lock()
+	c.skipped = nil
+	c.skipMu.Unlock()
 
 	cur, err := decodeCursor(cursorStr)
 	if err != nil {
@@ -210,14 +217,24 @@ func (c *Connector) fetchFolder(ctx context.Context, cl *imapclient.Client, p *p
 		return fmt.Errorf("imap: %q was renumbered during the sync (UIDVALIDITY %d → %d); sync again", p.folder.Name, p.validity, sel.UIDValidity)
 	}
 	for batch := range slices.Chunk(p.fetch, c.cfg.BatchSize) {
-		msgs, missing, err := c.fetchBatch(ctx, cl, p, batch)
+		fetch, err := c.dropLarge(ctx, cl, p, batch)
+		if err != nil {
+			return fmt.Errorf("imap: sizing messages in %q: %w", p.folder.Name, err)
+		}
+		var (
+			msgs    []mail.Message
+			missing []uint32
+		)
+		if len(fetch) > 0 {
+			msgs, missing, err = c.fetchBatch(ctx, cl, p, fetch)
+		}
 		var refused *goimap.Error
 		if errors.As(err, &refused) {
 			// The server said NO to the batch. Exchange does that when
 			// one message in the set is damaged: fetch one by one so a
 			// single bad message can't stall the whole account.
 			c.log.Warn("server refused a FETCH; retrying one by one", "folder", p.folder.Name, "err", err)
-			msgs, missing, err = c.fetchOneByOne(ctx, cl, p, batch)
+			msgs, missing, err = c.fetchOneByOne(ctx, cl, p, fetch)
 		}
 		if err != nil {
 			return fmt.Errorf("imap: fetching from %q: %w", p.folder.Name, err)
@@ -257,6 +274,72 @@ func (c *Connector) fetchOneByOne(ctx context.Context, cl *imapclient.Client, p 
 		missing = append(missing, miss...)
 	}
 	return msgs, missing, nil
+}
+
+// dropLarge returns uids without the messages over the size cap, which it
+// records as skipped, asking the server for their RFC822.SIZE: a UID
+// FETCH of a hundred sizes is one small round trip, where downloading a
+// 200 MB message only to drop it would take minutes. A server that
+// refuses sizes, or omits one, gets the message fetched: the parser stops
+// at the cap anyway (see fetchBatch).
+func (c *Connector) dropLarge(ctx context.Context, cl *imapclient.Client, p *plan, uids []uint32) ([]uint32, error) {
+	var set goimap.UIDSet
+	for _, u := range uids {
+		set.AddNum(goimap.UID(u))
+	}
+	sizes := make(map[uint32]int64, len(uids))
+	err := c.do(ctx, cl, func(kick func()) error {
+		cmd := cl.Fetch(set, &goimap.FetchOptions{UID: true, RFC822Size: true})
+		defer cmd.Close()
+		for md := cmd.Next(); md != nil; md = cmd.Next() {
+			kick()
+			buf, err := md.Collect()
+			if err != nil {
+				return err
+			}
+			if buf.UID != 0 {
+				sizes[uint32(buf.UID)] = buf.RFC822Size
+			}
+		}
+		return cmd.Close()
+	})
+	var refused *goimap.Error
+	if errors.As(err, &refused) {
+		c.log.Warn("server refused message sizes; fetching them all", "folder", p.folder.Name, "err", err)
+		return uids, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	limit := c.cfg.MaxMessageBytes
+	keep := make([]uint32, 0, len(uids))
+	for _, u := range uids {
+		if size := sizes[u]; size > limit {
+			c.skip(mail.TooLarge(p.folder.Name, uidWhere(u), size, limit))
+			continue
+		}
+		keep = append(keep, u)
+	}
+	return keep, nil
+}
+
+// uidWhere is a Skip's Where for a message of a folder.
+func uidWhere(uid uint32) string { return fmt.Sprintf("UID %d", uid) }
+
+// skip records a message the sync leaves out.
+func (c *Connector) skip(s mail.Skip) {
+	c.log.Warn("skipped a message", "folder", s.Folder, "where", s.Where, "reason", s.Reason)
+	c.skipMu.Lock()
+	c.skipped = append(c.skipped, s)
+	c.skipMu.Unlock()
+}
+
+// Skipped lists the messages the last Sync left out: those over
+// Config.MaxMessageBytes. See mail.Skipper.
+func (c *Connector) Skipped() []mail.Skip {
+	c.skipMu.Lock()
+	defer c.skipMu.Unlock()
+	return slices.Clone(c.skipped)
 }
 
 // kickReader reports progress while a large message streams in, so the
@@ -316,7 +399,7 @@ func (c *Connector) fetchBatch(ctx context.Context, cl *imapclient.Client, p *pl
 					if it.Literal != nil {
 						// Parse straight from the wire: attachments
 						// stream past without being held in memory.
-						m, perr = parseMessage(kickReader{it.Literal, kick})
+						m, perr = parseMessage(kickReader{it.Literal, kick}, c.cfg.MaxMessageBytes)
 						gotBody = true
 					}
 				}
@@ -326,6 +409,13 @@ func (c *Connector) fetchBatch(ctx context.Context, cl *imapclient.Client, p *pl
 			}
 			id := remoteID(p.folder.Name, p.validity, uint32(uid))
 			switch {
+			case errors.Is(perr, mail.ErrTooLarge):
+				// Larger than the server said (or it said nothing): the
+				// parser stopped at the cap, and go-imap reads the rest
+				// past. Done with, not missing: retrying cannot help.
+				c.skip(mail.TooLarge(p.folder.Name, uidWhere(uint32(uid)), 0, c.cfg.MaxMessageBytes))
+				got[uint32(uid)] = true
+				continue
 			case errors.Is(perr, mail.ErrPartialBody):
 				c.log.Warn("message body read in part", "remote_id", id, "err", perr)
 			case perr != nil:

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,6 +22,8 @@ import (
 	gomail "github.com/emersion/go-message/mail"
 
 	"github.com/spirit-app/spirit/agents/mail"
+	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/store"
 )
 
 // CorpusDir holds the glance cases; each has a mailbox.mbox and a
@@ -225,6 +228,32 @@ func Sync(t testing.TB, conn mail.Connector, cursor string) (map[string]mail.Mes
 		t.Fatalf("Sync: %v", err)
 	}
 	return got, next
+}
+
+// SyncIndex runs one sync of conn into a new index, as Spirit does, and
+// returns what it did and the RemoteIDs the index then holds; a failed
+// sync fails t.
+func SyncIndex(t testing.TB, conn mail.Connector) (index.SyncResult, []string) {
+	t.Helper()
+	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), store.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ix := index.New(st)
+	acct, err := ix.AddAccount(t.Context(), index.Account{Kind: index.KindIMAP, Name: "test", Address: "me@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := ix.SyncAccount(t.Context(), acct.ID, conn, nil)
+	if err != nil {
+		t.Fatalf("sync: %v", err)
+	}
+	ids, err := ix.RemoteIDs(t.Context(), acct.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res, slices.Sorted(maps.Keys(ids))
 }
 
 // MixedCase returns a corpus case with both received and sent mail and

@@ -293,6 +293,9 @@ func FuzzMboxDraft(f *testing.F) {
 		if want = strings.TrimRight(want, "\n "); want != "" {
 			want += "\n"
 		}
+		if strings.TrimSpace(want) == "" {
+			want = "" // mail.Parse keeps no body of blank space only
+		}
 		if m.Body != want {
 			t.Fatalf("body %q read back as %q", body, m.Body)
 		}

@@ -9,15 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/spirit-app/spirit/agents/mail"
 )
 
 // DefaultMaxMessageBytes is the largest message a sync reads when
-// Options.MaxMessageBytes is 0. Most mail services cap a message at
-// 25–35 MB (Gmail's 25 MB of attachments is about 34 MB once encoded,
-// Exchange Online's default is 35 MB), so a larger one is rare, and its
-// bulk is attachments the index does not keep anyway. A message is held
-// in memory while it is parsed, so this cap is what one message can cost.
-const DefaultMaxMessageBytes = 50 << 20
+// Options.MaxMessageBytes is 0: the cap every connector applies (see
+// mail.MaxMessageBytes for why this size).
+const DefaultMaxMessageBytes = mail.MaxMessageBytes
 
 // maxLineBytes caps one line of a local mail file. RFC 5322 allows 998
 // bytes; real HTML mail has lines of some hundred kilobytes at worst. A
@@ -207,6 +206,7 @@ type boundedReader struct {
 	total int64 // bytes read
 	line  int64 // bytes of the current line so far
 	over  string
+	large bool // over is for the message's size, not a line's
 }
 
 // errOverCap ends the parser's read of a message over a cap; the caller
@@ -241,7 +241,7 @@ func (b *boundedReader) Read(p []byte) (int, error) {
 		}
 	}
 	if b.total > b.lim.message {
-		b.over = b.lim.tooLarge(b.total)
+		b.over, b.large = b.lim.tooLarge(b.total), true
 		return n, errOverCap
 	}
 	return n, err

@@ -42,6 +42,9 @@ func TestSizeCapsSkipAndCount(t *testing.T) {
 	good := func(n int) string { return plainMessage(fmt.Sprint(n), fmt.Sprint("Good ", n), "Fine.\n") }
 	wantSubjects := []string{"Good 1", "Good 2", "Good 3"}
 	wantReasons := []string{"too large", "a line longer than the 1 MiB"}
+	// Only the message over the size cap counts as too large to read, in
+	// the summary the lawyer sees.
+	wantCaps := []int64{capBytes, 0}
 
 	for _, tc := range []struct {
 		name  string
@@ -78,6 +81,12 @@ func TestSizeCapsSkipAndCount(t *testing.T) {
 				if !strings.Contains(sk[i].Reason, want) {
 					t.Errorf("skip %d: reason %q, want %q", i, sk[i].Reason, want)
 				}
+				if sk[i].Cap != wantCaps[i] {
+					t.Errorf("skip %d: cap %d, want %d", i, sk[i].Cap, wantCaps[i])
+				}
+			}
+			if got, want := mail.SkipSummary(sk), "skipped 1 too large to read (over 2 MB) and 1 unreadable"; got != want {
+				t.Errorf("summary %q, want %q", got, want)
 			}
 			logs, _ := os.ReadFile(filepath.Join(dir, "log"))
 			if want := "skipped=2"; !bytes.Contains(logs, []byte(want)) {

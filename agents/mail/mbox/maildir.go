@@ -264,7 +264,7 @@ func (c *Maildir) readFile(ctx context.Context, f folder, path string) (mail.Mes
 	}
 	if errors.Is(err, ErrNotMailbox) {
 		// Swapped for a device or pipe since the listing: not a message.
-		c.skip(ctx, f, path, err.Error())
+		c.skip(ctx, f, path, err.Error(), 0)
 		return mail.Message{}, false, nil
 	}
 	if err != nil {
@@ -273,7 +273,7 @@ func (c *Maildir) readFile(ctx context.Context, f folder, path string) (mail.Mes
 	defer file.Close()
 	lim := c.opt.limits()
 	if st.Size() > lim.message {
-		c.skip(ctx, f, path, lim.tooLarge(st.Size()))
+		c.skip(ctx, f, path, lim.tooLarge(st.Size()), lim.message)
 		return mail.Message{}, false, nil
 	}
 	r := &boundedReader{r: file, lim: lim}
@@ -288,21 +288,27 @@ func (c *Maildir) readFile(ctx context.Context, f folder, path string) (mail.Mes
 	switch {
 	case r.over != "":
 		// Whatever the parser made of a cut message, it is not the message.
-		c.skip(ctx, f, path, r.over)
+		var over int64
+		if r.large {
+			over = lim.message
+		}
+		c.skip(ctx, f, path, r.over, over)
 		return mail.Message{}, false, nil
 	case errors.Is(err, mail.ErrPartialBody):
 		c.opt.Logger.WarnContext(ctx, "maildir: message body read in part", "path", path, "err", err)
 	case err != nil:
-		c.skip(ctx, f, path, err.Error())
+		c.skip(ctx, f, path, err.Error(), 0)
 		return mail.Message{}, false, nil
 	}
 	return m, true, nil
 }
 
-func (c *Maildir) skip(ctx context.Context, f folder, path, reason string) {
+// skip records a message left out; capBytes is the size cap it is over,
+// 0 when skipped for another reason.
+func (c *Maildir) skip(ctx context.Context, f folder, path, reason string, capBytes int64) {
 	reason = strings.TrimSpace(reason)
 	c.opt.Logger.WarnContext(ctx, "maildir: skipped a message", "path", path, "reason", reason)
-	c.addSkip(Skip{Folder: f.name, Where: filepath.Base(path), Reason: reason})
+	c.addSkip(Skip{Folder: f.name, Where: filepath.Base(path), Reason: reason, Cap: capBytes})
 }
 
 // fileDate is a message's date when its Date header fails: the delivery

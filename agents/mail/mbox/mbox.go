@@ -62,12 +62,10 @@ func (o *Options) defaults() {
 	}
 }
 
-// Skip is a message a sync left out, and why.
-type Skip struct {
-	Folder string `json:"folder"`
-	Where  string `json:"where"` // "offset 1234" in an mbox file, the file name in a Maildir
-	Reason string `json:"reason"`
-}
+// Skip is a message a sync left out, and why; Where is "offset 1234" in
+// an mbox file, the file name in a Maildir. Cap is set for a message
+// skipped because it is over the size cap.
+type Skip = mail.Skip
 
 // Mbox is a mail.Connector over mbox files: one file, or a directory of
 // them as Thunderbird keeps its local folders ("Inbox", "Sent",
@@ -333,18 +331,18 @@ func (c *Mbox) readFolder(ctx context.Context, f folder, known map[string]string
 		}
 		where := "offset " + strconv.FormatInt(raw.offset, 10)
 		if raw.skip != "" {
-			c.skip(ctx, f.name, where, raw.skip)
+			c.skip(ctx, Skip{Folder: f.name, Where: where, Reason: raw.skip, Cap: raw.cap})
 			return nil
 		}
 		if !raw.complete {
-			c.skip(ctx, f.name, where, "incomplete: the file ends inside this message (a client may still be writing it)")
+			c.skip(ctx, Skip{Folder: f.name, Where: where, Reason: "incomplete: the file ends inside this message (a client may still be writing it)"})
 			return nil
 		}
 		m, err := parseMessage(bytes.NewReader(raw.data), raw.fromDate)
 		if errors.Is(err, mail.ErrPartialBody) {
 			c.opt.Logger.WarnContext(ctx, "mbox: message body read in part", "folder", f.name, "where", where, "err", err)
 		} else if err != nil {
-			c.skip(ctx, f.name, where, err.Error())
+			c.skip(ctx, Skip{Folder: f.name, Where: where, Reason: err.Error()})
 			return nil
 		}
 		basis := identity(m)
@@ -367,10 +365,10 @@ func (c *Mbox) readFolder(ctx context.Context, f folder, known map[string]string
 	return seen, nil
 }
 
-func (c *Mbox) skip(ctx context.Context, folder, where, reason string) {
-	reason = strings.TrimSpace(reason)
-	c.opt.Logger.WarnContext(ctx, "mbox: skipped a message", "path", c.path, "folder", folder, "where", where, "reason", reason)
-	c.addSkip(Skip{Folder: folder, Where: where, Reason: reason})
+func (c *Mbox) skip(ctx context.Context, s Skip) {
+	s.Reason = strings.TrimSpace(s.Reason)
+	c.opt.Logger.WarnContext(ctx, "mbox: skipped a message", "path", c.path, "folder", s.Folder, "where", s.Where, "reason", s.Reason)
+	c.addSkip(s)
 }
 
 func (c *local) addSkip(s Skip) {
@@ -422,8 +420,9 @@ type rawMessage struct {
 	complete bool      // false when the file ended without a final newline
 	size     int64     // of the message in the file, separator line excluded
 	// skip, when set, is why the message was left unread: it is over the
-	// message or line cap.
+	// message or line cap; cap is the message cap when it is over that.
 	skip string
+	cap  int64
 }
 
 // asctimeFromRe is a "From " line with a ctime date, for separators not
@@ -471,7 +470,7 @@ func (l limits) scanMbox(r io.Reader, fn func(rawMessage) error) error {
 		case overLine:
 			cur.skip = l.lineTooLong()
 		case overSize:
-			cur.skip = l.tooLarge(cur.size)
+			cur.skip, cur.cap = l.tooLarge(cur.size), l.message
 		default:
 			data := buf.Bytes()
 			// Drop the separator's empty line.

@@ -25,6 +25,10 @@ import (
 // throttling past the retry budget: try the whole operation later.
 var ErrThrottled = errors.New("throttled by the service")
 
+// ErrTooLarge matches the error for an answer longer than its request's
+// MaxBody. The request is not retried: the answer would be as long again.
+var ErrTooLarge = errors.New("answer too large")
+
 // Defaults of Client.
 const (
 	DefaultMaxAttempts = 5
@@ -32,9 +36,11 @@ const (
 	// maxBackoff caps the exponential backoff used when the service names
 	// no wait (Google's guidance: 1, 2, 4… seconds up to about 32-64).
 	maxBackoff = 32 * time.Second
-	// maxBody bounds a response read into memory; Gmail's raw messages
-	// are up to about 35 MB, base64 in JSON.
-	maxBody = 100 << 20
+	// DefaultMaxBody bounds an answer read into memory when its request
+	// names no MaxBody: plenty for a page of a listing or a message's
+	// metadata. A download of a whole message sets its own, from the
+	// message cap.
+	DefaultMaxBody = 16 << 20
 )
 
 // Client sends one mail service's REST requests. It adds the bearer token;
@@ -125,6 +131,13 @@ type Request struct {
 	URL    string
 	Header http.Header
 	Body   []byte
+	// MaxBody bounds the answer read into memory (0: DefaultMaxBody); a
+	// longer one fails the request with an error wrapping ErrTooLarge.
+	MaxBody int64
+	// Filter, if set, reads a successful answer through it, before
+	// MaxBody counts it: a caller can drop what it would not keep anyway
+	// (Graph's message bodies past what the index keeps).
+	Filter func(io.Reader) io.Reader
 }
 
 // Response is a successful answer, read whole.
@@ -158,7 +171,7 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 		resp, err := c.send(ctx, r, tok)
 		if err != nil {
 			err = scrub.Error(err)
-			if ctx.Err() != nil || !idempotent(r.Method) || attempt >= maxAttempts {
+			if ctx.Err() != nil || !idempotent(r.Method) || attempt >= maxAttempts || errors.Is(err, ErrTooLarge) {
 				return nil, fmt.Errorf("%s %s %s: %w", c.Service, r.Method, path, err)
 			}
 			wait := backoff(attempt)
@@ -217,7 +230,15 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 // DoJSON sends in (when not nil) as JSON and decodes the answer into out
 // (when not nil).
 func (c *Client) DoJSON(ctx context.Context, method, url string, header http.Header, in, out any) error {
-	r := Request{Method: method, URL: url, Header: header.Clone()}
+	return c.DoJSONRequest(ctx, Request{Method: method, URL: url, Header: header}, in, out)
+}
+
+// DoJSONRequest is DoJSON for a request with its own MaxBody or Filter;
+// r.Body is replaced by in.
+func (c *Client) DoJSONRequest(ctx context.Context, r Request, in, out any) error {
+	method := r.Method
+	r.Header = r.Header.Clone()
+	r.Body = nil
 	if in != nil {
 		body, err := json.Marshal(in)
 		if err != nil {
@@ -265,12 +286,26 @@ func (c *Client) send(ctx context.Context, r Request, tok *oauth2.Token) (*Respo
 		return nil, err
 	}
 	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	limit := r.MaxBody
+	if limit <= 0 {
+		limit = DefaultMaxBody
+	}
+	var answer io.Reader = resp.Body
+	ok := resp.StatusCode >= 200 && resp.StatusCode < 300
+	if r.Filter != nil && ok {
+		answer = r.Filter(answer)
+	} else if resp.ContentLength > limit {
+		// Said up front: not a byte of it needs reading.
+		return nil, fmt.Errorf("%w: %d bytes, over the %d a request may take", ErrTooLarge, resp.ContentLength, limit)
+	}
+	// One byte past the limit tells an answer at the limit from a longer
+	// one; reading stops there, whatever the rest.
+	data, err := io.ReadAll(io.LimitReader(answer, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading the answer: %w", err)
 	}
-	if len(data) > maxBody {
-		return nil, fmt.Errorf("answer larger than %d bytes", maxBody)
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%w: over the %d bytes a request may take", ErrTooLarge, limit)
 	}
 	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: data}, nil
 }

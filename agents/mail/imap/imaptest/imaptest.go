@@ -25,8 +25,9 @@ type Server struct {
 	User, Password string
 	user           *imapmemserver.User
 
-	mu     sync.Mutex
-	reject func(user, password string) error
+	mu      sync.Mutex
+	reject  func(user, password string) error
+	onFetch func(uids goimap.NumSet, options *goimap.FetchOptions)
 }
 
 // RejectLogins makes every later LOGIN (and AUTHENTICATE PLAIN) fail with
@@ -42,7 +43,29 @@ func (s *Server) RejectLogins(reject func(user, password string) error) {
 	s.reject = reject
 }
 
-// session is the in-memory backend's session with RejectLogins' hook.
+// OnFetch calls f with every FETCH the server is about to answer, to see
+// what a client asks for or to change the options the answer follows:
+// clearing options.RFC822Size makes a server that leaves sizes out.
+func (s *Server) OnFetch(f func(uids goimap.NumSet, options *goimap.FetchOptions)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onFetch = f
+}
+
+func (s *session) Fetch(w *imapserver.FetchWriter, numSet goimap.NumSet, options *goimap.FetchOptions) error {
+	s.srv.mu.Lock()
+	onFetch := s.srv.onFetch
+	s.srv.mu.Unlock()
+	if onFetch != nil {
+		opts := *options
+		onFetch(numSet, &opts)
+		options = &opts
+	}
+	return s.UserSession.Fetch(w, numSet, options)
+}
+
+// session is the in-memory backend's session with RejectLogins' and
+// OnFetch's hooks.
 type session struct {
 	*imapmemserver.UserSession // nil until logged in
 	srv                        *Server
