@@ -365,7 +365,7 @@ func (c *Connector) createDraft(ctx context.Context, d mail.Draft) (mail.DraftRe
 			Header: []goimap.SearchCriteriaHeaderField{{Key: "Message-Id", Value: msgID}},
 		}, nil).Wait()
 		if err == nil {
-			uids = data.AllUIDs()
+			uids, err = searchUIDs(data)
 		}
 		return err
 	})

@@ -172,7 +172,11 @@ func (c *Connector) plan(ctx context.Context, cl *imapclient.Client, f folder, s
 		if err != nil {
 			return err
 		}
-		for _, u := range data.AllUIDs() {
+		uids, err := searchUIDs(data)
+		if err != nil {
+			return err
+		}
+		for _, u := range uids {
 			current = append(current, uint32(u))
 		}
 		return nil
