@@ -62,12 +62,10 @@ func run(ctx context.Context, closer interface{ Close() error }, timeout time.Du
 		case <-kicks:
 			t.Reset(timeout)
 		case <-ctx.Done():
-			closer.Close()
-			waitDone(done)
+			closeAndWait(closer, done)
 			return ctx.Err()
 		case <-t.C:
-			closer.Close()
-			waitDone(done)
+			closeAndWait(closer, done)
 			return fmt.Errorf("%w: no answer within %v", ErrTimeout, timeout)
 		}
 	}
@@ -84,12 +82,44 @@ func (c *Connector) run(ctx context.Context, closer interface{ Close() error }, 
 	return run(ctx, closer, timeout, func(kick func()) error { return scrub.Error(f(kick)) })
 }
 
-// waitDone waits for f to notice the closed connection, but not forever:
-// a goroutine stuck in library code must not hang the caller too.
-func waitDone(done <-chan error) {
+// closeClient closes cl but waits for it at most a few seconds, for the
+// reason closeAndWait gives.
+func closeClient(cl interface{ Close() error }) error {
+	done := make(chan error, 1)
+	go func() { done <- cl.Close() }()
+	limit := time.NewTimer(5 * time.Second)
+	defer limit.Stop()
 	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
+	case err := <-done:
+		return err
+	case <-limit.C:
+		return fmt.Errorf("%w: the connection did not close", ErrTimeout)
+	}
+}
+
+// closeAndWait closes the connection and waits for f to notice, but not
+// forever: a goroutine stuck in library code must not hang the caller too.
+// Close itself runs apart: imapclient's Close waits for its reader
+// goroutine, and a malformed CAPABILITY in a server's greeting can keep
+// that reader from ever finishing (found by FuzzIMAPSync), which would
+// hang every later sync of the account behind it.
+func closeAndWait(closer interface{ Close() error }, done <-chan error) {
+	closed := make(chan struct{})
+	go func() {
+		closer.Close()
+		close(closed)
+	}()
+	limit := time.NewTimer(5 * time.Second)
+	defer limit.Stop()
+	for closed != nil || done != nil {
+		select {
+		case <-closed:
+			closed = nil
+		case <-done:
+			done = nil
+		case <-limit.C:
+			return
+		}
 	}
 }
 
@@ -126,7 +156,7 @@ func (c *Connector) connect(ctx context.Context) (*imapclient.Client, error) {
 		}
 		cl = imapclient.New(tc, opts)
 		if err := c.run(ctx, cl, cfg.DialTimeout, func(func()) error { return cl.WaitGreeting() }); err != nil {
-			cl.Close()
+			closeClient(cl)
 			return nil, greetingError(addr, err)
 		}
 	case TLSStartTLS:
@@ -145,7 +175,7 @@ func (c *Connector) connect(ctx context.Context) (*imapclient.Client, error) {
 	case TLSNone:
 		cl = imapclient.New(raw, opts)
 		if err := c.run(ctx, cl, cfg.DialTimeout, func(func()) error { return cl.WaitGreeting() }); err != nil {
-			cl.Close()
+			closeClient(cl)
 			return nil, greetingError(addr, err)
 		}
 	default:
@@ -154,7 +184,7 @@ func (c *Connector) connect(ctx context.Context) (*imapclient.Client, error) {
 	}
 
 	if err := c.login(ctx, cl); err != nil {
-		cl.Close()
+		closeClient(cl)
 		return nil, err
 	}
 	return cl, nil

@@ -196,7 +196,7 @@ func (c *Connector) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_ = run(ctx, cl, 5*time.Second, func(func()) error { return cl.Logout().Wait() })
-	return cl.Close()
+	return closeClient(cl)
 }
 
 // client returns the open connection or opens one. Callers hold c.mu.
@@ -229,7 +229,7 @@ func (c *Connector) client(ctx context.Context) (*imapclient.Client, error) {
 // call reconnects.
 func (c *Connector) drop() {
 	if c.cl != nil {
-		c.cl.Close()
+		closeClient(c.cl)
 		c.cl = nil
 	}
 }
