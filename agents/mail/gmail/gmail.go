@@ -33,7 +33,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/oauth2"
@@ -108,8 +107,7 @@ type Connector struct {
 	now         func() time.Time
 	maxMessage  int64
 
-	mu      sync.Mutex // guards skipped, which fetches add to at once
-	skipped []mail.Skip
+	skips mail.Skips // what the last Sync left out
 }
 
 var (
@@ -192,9 +190,7 @@ type cursor struct {
 // (archived, trashed), becomes a Deleted tombstone. One over the size cap
 // is not delivered (Skipped lists it).
 func (c *Connector) Sync(ctx context.Context, cur string, fn func(mail.Message) error) (string, error) {
-	c.mu.Lock()
-	c.skipped = nil
-	c.mu.Unlock()
+	c.skips.Reset()
 	if cur == "" {
 		return c.fullSync(ctx, fn)
 	}
@@ -452,19 +448,12 @@ func (c *Connector) fetch(ctx context.Context, id string) (m mail.Message, ok bo
 }
 
 // skip records a message the sync leaves out.
-func (c *Connector) skip(s mail.Skip) {
-	c.log.Warn("skipped a message", "folder", s.Folder, "id", s.Where, "reason", s.Reason)
-	c.mu.Lock()
-	c.skipped = append(c.skipped, s)
-	c.mu.Unlock()
-}
+func (c *Connector) skip(s mail.Skip) { c.skips.Add(c.log, s) }
 
 // Skipped lists the messages the last Sync left out: those over
 // Options.MaxMessageBytes. See mail.Skipper.
 func (c *Connector) Skipped() []mail.Skip {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return slices.Clone(c.skipped)
+	return c.skips.List()
 }
 
 func (c *Connector) convert(rm rawMessage) (mail.Message, error) {

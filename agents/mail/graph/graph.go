@@ -18,10 +18,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spirit-app/spirit/agents/mail"
@@ -98,8 +96,7 @@ type Connector struct {
 	maxMessage int64
 	maxPage    int64
 
-	mu      sync.Mutex // guards skipped
-	skipped []mail.Skip
+	skips mail.Skips // what the last Sync left out
 }
 
 var (
@@ -182,9 +179,7 @@ const cursorVersion = 1
 // same call (a move that kept its id). One over the size cap is not
 // delivered (Skipped lists it).
 func (c *Connector) Sync(ctx context.Context, cur string, fn func(mail.Message) error) (string, error) {
-	c.mu.Lock()
-	c.skipped = nil
-	c.mu.Unlock()
+	c.skips.Reset()
 	prev := cursor{DeltaLinks: map[string]string{}}
 	if cur != "" {
 		if err := json.Unmarshal([]byte(cur), &prev); err != nil || prev.Version != cursorVersion {
@@ -340,19 +335,12 @@ func (c *Connector) getJSON(ctx context.Context, u string, h http.Header, out an
 }
 
 // skip records a message the sync leaves out.
-func (c *Connector) skip(s mail.Skip) {
-	c.log.Warn("skipped a message", "folder", s.Folder, "id", s.Where, "reason", s.Reason)
-	c.mu.Lock()
-	c.skipped = append(c.skipped, s)
-	c.mu.Unlock()
-}
+func (c *Connector) skip(s mail.Skip) { c.skips.Add(c.log, s) }
 
 // Skipped lists the messages the last Sync left out: those over
 // Options.MaxMessageBytes. See mail.Skipper.
 func (c *Connector) Skipped() []mail.Skip {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return slices.Clone(c.skipped)
+	return c.skips.List()
 }
 
 // deltaURL is the initial delta request of a folder. Graph encodes the

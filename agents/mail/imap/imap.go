@@ -106,10 +106,9 @@ type Connector struct {
 	cl    *imapclient.Client
 	scrub *redact.Scrubber
 
-	// skipped are the messages the last Sync left out. Not under mu,
+	// skips are the messages the last Sync left out. Not under mu,
 	// which a sync holds throughout.
-	skipMu  sync.Mutex
-	skipped []mail.Skip
+	skips mail.Skips
 }
 
 var (

@@ -44,9 +44,7 @@ type plan struct {
 func (c *Connector) Sync(ctx context.Context, cursorStr string, fn func(mail.Message) error) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.skipMu.Lock()
-	c.skipped = nil
-	c.skipMu.Unlock()
+	c.skips.Reset()
 
 	cur, err := decodeCursor(cursorStr)
 	if err != nil {
@@ -331,19 +329,12 @@ func (c *Connector) dropLarge(ctx context.Context, cl *imapclient.Client, p *pla
 func uidWhere(uid uint32) string { return fmt.Sprintf("UID %d", uid) }
 
 // skip records a message the sync leaves out.
-func (c *Connector) skip(s mail.Skip) {
-	c.log.Warn("skipped a message", "folder", s.Folder, "where", s.Where, "reason", s.Reason)
-	c.skipMu.Lock()
-	c.skipped = append(c.skipped, s)
-	c.skipMu.Unlock()
-}
+func (c *Connector) skip(s mail.Skip) { c.skips.Add(c.log, s) }
 
 // Skipped lists the messages the last Sync left out: those over
 // Config.MaxMessageBytes. See mail.Skipper.
 func (c *Connector) Skipped() []mail.Skip {
-	c.skipMu.Lock()
-	defer c.skipMu.Unlock()
-	return slices.Clone(c.skipped)
+	return c.skips.List()
 }
 
 // kickReader reports progress while a large message streams in, so the
