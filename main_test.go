@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"errors"
 	"flag"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/agents/store/storetest"
 	"github.com/spirit-app/spirit/agents/task/tasktest"
 )
 
@@ -138,24 +138,6 @@ func seedData(t *testing.T, dir string) (agent string) {
 	return tk.Session
 }
 
-// folder lists the folder's files with their sizes and modification times.
-func folder(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range es {
-		fi, err := e.Info()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, fmt.Sprintf("%s %d %d", e.Name(), fi.Size(), fi.ModTime().UnixNano()))
-	}
-	return out
-}
-
 // TestReadOnlyCommandsChangeNothing: the commands that only read leave the
 // data folder exactly as they found it — no -wal or -shm, no migration, no
 // secrets file — so they work on a read-only folder. (As root a chmod would
@@ -170,7 +152,7 @@ func TestReadOnlyCommandsChangeNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Chmod(dir, 0o700) })
-	before := folder(t, dir)
+	before := storetest.Folder(t, dir)
 
 	for _, tc := range []struct {
 		args []string
@@ -187,7 +169,7 @@ func TestReadOnlyCommandsChangeNothing(t *testing.T) {
 		if code != 0 || !strings.Contains(out, tc.want) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want %q", tc.args, code, out, errOut, tc.want)
 		}
-		if after := folder(t, dir); !slices.Equal(before, after) {
+		if after := storetest.Folder(t, dir); !slices.Equal(before, after) {
 			t.Fatalf("%q changed the data folder:\nbefore %q\nafter  %q", tc.args, before, after)
 		}
 	}
@@ -206,7 +188,7 @@ func TestReadOnlyCommandsWithoutData(t *testing.T) {
 		if want := "Spirit has no data yet in " + dir; code != 1 || !strings.Contains(errOut, want) {
 			t.Errorf("%q: exit %d, stderr %q; want %q", args, code, errOut, want)
 		}
-		if got := folder(t, dir); len(got) != 0 {
+		if got := storetest.Folder(t, dir); len(got) != 0 {
 			t.Fatalf("%q created %q", args, got)
 		}
 	}

@@ -14,26 +14,8 @@ import (
 
 	"github.com/spirit-app/spirit/agents/secrets"
 	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/agents/store/storetest"
 )
-
-// folderState is what the doctor must leave as it found: the folder's files
-// with their sizes and modification times.
-func folderState(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range es {
-		fi, err := e.Info()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, fmt.Sprintf("%s %d %v", e.Name(), fi.Size(), fi.ModTime().UnixNano()))
-	}
-	return out
-}
 
 // spiritDB writes a Spirit database with n world-log entries and closes it.
 func spiritDB(t *testing.T, dir string, n int) string {
@@ -159,7 +141,7 @@ func TestDoctorDatabaseCheck(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			tc.setup(t, dir)
-			before := folderState(t, dir)
+			before := storetest.Folder(t, dir)
 			got := checkDatabase(t.Context(), dir)
 			t.Logf("detail: %s\nfix: %s", got.detail, got.fix)
 			if got.ok != tc.wantOK || !strings.Contains(got.detail, tc.wantDetail) {
@@ -174,7 +156,7 @@ func TestDoctorDatabaseCheck(t *testing.T) {
 			if strings.Contains(got.fix, "aside") != tc.freshDB {
 				t.Errorf("fix %q: suggests a fresh database %v, want %v", got.fix, !tc.freshDB, tc.freshDB)
 			}
-			if after := folderState(t, dir); !slices.Equal(before, after) {
+			if after := storetest.Folder(t, dir); !slices.Equal(before, after) {
 				t.Errorf("the doctor changed the folder:\nbefore %q\nafter  %q", before, after)
 			}
 		})
@@ -349,13 +331,13 @@ func TestDoctorKeychainCheckCreatesNothing(t *testing.T) {
 				t.Setenv(k, v)
 			}
 			dir := t.TempDir()
-			before := folderState(t, dir)
+			before := storetest.Folder(t, dir)
 			got := checkKeychain(t.Context(), dir)
 			t.Logf("ok %v, detail: %s\nfix: %s", got.ok, got.detail, got.fix)
 			if !strings.Contains(got.detail, tc.wantDetail) {
 				t.Errorf("detail %q, want one with %q", got.detail, tc.wantDetail)
 			}
-			if after := folderState(t, dir); !slices.Equal(before, after) {
+			if after := storetest.Folder(t, dir); !slices.Equal(before, after) {
 				t.Errorf("the keychain check changed the folder:\nbefore %q\nafter  %q", before, after)
 			}
 		})

@@ -16,6 +16,8 @@ import (
 
 	"github.com/godbus/dbus/v5"
 	ss "github.com/zalando/go-keyring/secret_service"
+
+	"github.com/spirit-app/spirit/agents/store/storetest"
 )
 
 // fakeDBusLaunch puts a dbus-launch first on PATH that leaves a mark when
@@ -53,7 +55,7 @@ func TestProbeWithoutSessionBus(t *testing.T) {
 	if _, err := os.Stat(mark); err == nil {
 		t.Error("Probe ran dbus-launch")
 	}
-	if after := dirState(t, dir); len(after) != 0 {
+	if after := storetest.Folder(t, dir); len(after) != 0 {
 		t.Errorf("Probe created %q", after)
 	}
 }
@@ -126,7 +128,7 @@ func TestProbeDoesNotActivateTheSecretService(t *testing.T) {
 	if _, err := os.Stat(mark); err == nil {
 		t.Fatal("Probe started the Secret Service")
 	}
-	if after := dirState(t, dir); len(after) != 0 {
+	if after := storetest.Folder(t, dir); len(after) != 0 {
 		t.Errorf("Probe created %q", after)
 	}
 
@@ -175,7 +177,7 @@ func TestProbeRealSecretService(t *testing.T) {
 	if err := st.Set(ctx, "imap/nadia", "app-password-1234"); err != nil {
 		t.Fatal(err)
 	}
-	before := dirState(t, dir)
+	before := storetest.Folder(t, dir)
 	got, err = Probe(ctx, dir)
 	if err != nil || got.Keychain != KeychainReady || got.File != FileOK || got.KeyIn != "keychain" || got.Values != 1 {
 		t.Errorf("Probe = %+v, %v; want ready, ok, key in the keychain, 1 value", got, err)
@@ -196,7 +198,7 @@ func TestProbeRealSecretService(t *testing.T) {
 	if pctx.Err() != nil {
 		t.Error("Probe waited on the locked keyring (an unlock prompt?)")
 	}
-	if after := dirState(t, dir); !slices.Equal(before, after) {
+	if after := storetest.Folder(t, dir); !slices.Equal(before, after) {
 		t.Errorf("Probe changed the folder:\nbefore %q\nafter  %q", before, after)
 	}
 }

@@ -8,26 +8,9 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-)
 
-// dirState lists dir's files with sizes and modification times: what a
-// probe must leave as it found.
-func dirState(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range es {
-		fi, err := e.Info()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, fmt.Sprintf("%s %d %v", e.Name(), fi.Size(), fi.ModTime().UnixNano()))
-	}
-	return out
-}
+	"github.com/spirit-app/spirit/agents/store/storetest"
+)
 
 // view is what a keychain in state st shows of kc's file key.
 func view(st KeychainState, kc *fakeKeychain) keychainView {
@@ -142,7 +125,7 @@ func TestProbeDir(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, kc := t.TempDir(), newFakeKeychain()
 			tc.setup(t, dir, kc)
-			before := dirState(t, dir)
+			before := storetest.Folder(t, dir)
 			got, err := probeDir(dir, view(tc.keychain, kc))
 			t.Logf("status %+v, err %v", got, err)
 			if got.File != tc.wantFile || got.Backend != tc.wantBackend || got.KeyIn != tc.wantKeyIn || got.Values != tc.wantValues {
@@ -158,7 +141,7 @@ func TestProbeDir(t *testing.T) {
 			if got.Keychain != tc.keychain || got.KeychainDetail == "" {
 				t.Errorf("keychain %v %q, want %v with a detail", got.Keychain, got.KeychainDetail, tc.keychain)
 			}
-			if after := dirState(t, dir); !slices.Equal(before, after) {
+			if after := storetest.Folder(t, dir); !slices.Equal(before, after) {
 				t.Errorf("the probe changed the folder:\nbefore %q\nafter  %q", before, after)
 			}
 		})
