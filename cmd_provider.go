@@ -8,7 +8,7 @@ import (
 	"os"
 
 	"github.com/spirit-app/spirit/agents/llm/setup"
-	"github.com/spirit-app/spirit/agents/secrets"
+	"github.com/spirit-app/spirit/platform/secrets"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/platform"
 )

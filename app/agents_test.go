@@ -13,7 +13,7 @@ import (
 	"github.com/spirit-app/spirit/agents/llm/setup"
 	"github.com/spirit-app/spirit/agents/mail"
 	"github.com/spirit-app/spirit/agents/mail/index"
-	"github.com/spirit-app/spirit/agents/secrets"
+	"github.com/spirit-app/spirit/platform/secrets"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/agents/task"
 	"github.com/spirit-app/spirit/app/api"

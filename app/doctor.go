@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/spirit-app/spirit/agents/llm/setup"
-	"github.com/spirit-app/spirit/agents/secrets"
+	"github.com/spirit-app/spirit/platform/secrets"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/platform"
 	"github.com/spirit-app/spirit/voice/model"

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/spirit-app/spirit/agents/secrets"
+	"github.com/spirit-app/spirit/platform/secrets"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/agents/store/storetest"
 )

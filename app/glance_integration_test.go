@@ -24,7 +24,7 @@ import (
 	"github.com/spirit-app/spirit/agents/llm"
 	"github.com/spirit-app/spirit/agents/llm/scripted"
 	"github.com/spirit-app/spirit/agents/llm/setup"
-	"github.com/spirit-app/spirit/agents/secrets"
+	"github.com/spirit-app/spirit/platform/secrets"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app/api"
 	"github.com/spirit-app/spirit/app/internal/desktoptest"

@@ -14,7 +14,7 @@ import (
 	"github.com/spirit-app/spirit/agents/mail"
 	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/agents/mail/mbox"
-	"github.com/spirit-app/spirit/agents/secrets"
+	"github.com/spirit-app/spirit/platform/secrets"
 	"github.com/spirit-app/spirit/screen"
 )
 

@@ -21,7 +21,7 @@ import (
 	"github.com/spirit-app/spirit/agents/mail/accounts"
 	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/agents/mail/mbox"
-	"github.com/spirit-app/spirit/agents/secrets"
+	"github.com/spirit-app/spirit/platform/secrets"
 )
 
 // mailView is Settings' "Mail accounts" page.

@@ -9,7 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"github.com/spirit-app/spirit/agents/llm/setup"
-	"github.com/spirit-app/spirit/agents/secrets"
+	"github.com/spirit-app/spirit/platform/secrets"
 )
 
 var providerChoices = []string{"None (on-device rules only)", "Anthropic", "OpenAI-compatible"}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/spirit-app/spirit/agents/llm"
-	"github.com/spirit-app/spirit/agents/secrets"
+	"github.com/spirit-app/spirit/platform/secrets"
 	"github.com/spirit-app/spirit/agents/store"
 )
 

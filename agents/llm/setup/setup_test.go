@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/spirit-app/spirit/agents/llm/scripted"
-	"github.com/spirit-app/spirit/agents/secrets"
+	"github.com/spirit-app/spirit/platform/secrets"
 	"github.com/spirit-app/spirit/agents/store"
 )
 

@@ -20,7 +20,7 @@ import (
 	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/agents/mail/mbox"
 	"github.com/spirit-app/spirit/agents/mail/oauth"
-	"github.com/spirit-app/spirit/agents/secrets"
+	"github.com/spirit-app/spirit/platform/secrets"
 )
 
 // IMAPConfig is an IMAP account's stored settings.

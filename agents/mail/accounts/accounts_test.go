@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/spirit-app/spirit/agents/mail/index"
-	"github.com/spirit-app/spirit/agents/secrets"
+	"github.com/spirit-app/spirit/platform/secrets"
 	"github.com/spirit-app/spirit/agents/store"
 )
 

@@ -13,7 +13,7 @@ import (
 	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/agents/mail/mbox"
 	"github.com/spirit-app/spirit/agents/mail/oauth"
-	"github.com/spirit-app/spirit/agents/secrets"
+	"github.com/spirit-app/spirit/platform/secrets"
 )
 
 // Credentials are what an account signs in with; only the fields of its
