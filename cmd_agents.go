@@ -27,12 +27,12 @@ const cliCanceller = "the lawyer (command line)"
 // agentSource is where the agents commands read and cancel agents: the
 // running Spirit's API, or the database when Spirit is not running.
 type agentSource interface {
-	List(ctx context.Context) ([]task.Task, error)
+	List(ctx context.Context) ([]api.Agent, error)
 	// Detail returns the agent and its world-log entries; an error
 	// matching errNoAgent for an unknown id.
 	Detail(ctx context.Context, id string) (api.AgentDetail, error)
 	// Cancel stops the agent; errNoAgent or errAgentEnded.
-	Cancel(ctx context.Context, id string) (task.Task, error)
+	Cancel(ctx context.Context, id string) (api.Agent, error)
 }
 
 var (
@@ -127,14 +127,14 @@ func openAgents(ctx context.Context, dir string, readOnly bool) (agentSource, fu
 // apiAgents reads and cancels agents through the running Spirit.
 type apiAgents struct{ c *api.Client }
 
-func (a apiAgents) List(ctx context.Context) ([]task.Task, error) { return a.c.Agents(ctx) }
+func (a apiAgents) List(ctx context.Context) ([]api.Agent, error) { return a.c.Agents(ctx) }
 
 func (a apiAgents) Detail(ctx context.Context, id string) (api.AgentDetail, error) {
 	d, err := a.c.Agent(ctx, id)
 	return d, apiAgentErr(id, err)
 }
 
-func (a apiAgents) Cancel(ctx context.Context, id string) (task.Task, error) {
+func (a apiAgents) Cancel(ctx context.Context, id string) (api.Agent, error) {
 	t, err := a.c.CancelAgent(ctx, id)
 	return t, apiAgentErr(id, err)
 }
@@ -163,7 +163,13 @@ func newStoreAgents(st *store.Store) storeAgents {
 	return storeAgents{st: st, r: r}
 }
 
-func (s storeAgents) List(ctx context.Context) ([]task.Task, error) { return task.List(ctx, s.st, 200) }
+func (s storeAgents) List(ctx context.Context) ([]api.Agent, error) {
+	ts, err := task.List(ctx, s.st, 200)
+	if err != nil {
+		return nil, err
+	}
+	return api.Views(ts, api.AgentOf), nil
+}
 
 func (s storeAgents) Detail(ctx context.Context, id string) (api.AgentDetail, error) {
 	t, err := task.Get(ctx, s.st, id)
@@ -174,13 +180,12 @@ func (s storeAgents) Detail(ctx context.Context, id string) (api.AgentDetail, er
 	if err != nil {
 		return api.AgentDetail{}, err
 	}
-	t.State.Messages = nil
-	return api.AgentDetail{Task: t, Entries: es}, nil
+	return api.AgentDetail{Agent: api.AgentOf(t), Entries: api.Views(es, api.EntryOf)}, nil
 }
 
-func (s storeAgents) Cancel(ctx context.Context, id string) (task.Task, error) {
+func (s storeAgents) Cancel(ctx context.Context, id string) (api.Agent, error) {
 	t, err := s.r.Cancel(ctx, id, cliCanceller)
-	return t, storeAgentErr(id, err)
+	return api.AgentOf(t), storeAgentErr(id, err)
 }
 
 func storeAgentErr(id string, err error) error {
@@ -225,7 +230,7 @@ func agentsShow(ctx context.Context, src agentSource, id string, w io.Writer, no
 	if err != nil {
 		return err
 	}
-	t := d.Task
+	t := d.Agent
 	origin := ""
 	if t.Origin != "" {
 		origin = " (from " + t.Origin + ")"
@@ -289,7 +294,7 @@ func agentsCancel(ctx context.Context, src agentSource, id string, w io.Writer) 
 }
 
 // planMark marks plan step i: [x] done, [>] under way, [ ] not reached.
-func planMark(t task.Task, i int) string {
+func planMark(t api.Agent, i int) string {
 	switch {
 	case i < t.State.Step:
 		return "[x]"

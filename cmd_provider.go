@@ -8,9 +8,9 @@ import (
 	"os"
 
 	"github.com/spirit-app/spirit/agents/llm/setup"
-	"github.com/spirit-app/spirit/platform/secrets"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/platform"
+	"github.com/spirit-app/spirit/platform/secrets"
 )
 
 const providerUsage = `usage:

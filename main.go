@@ -22,6 +22,7 @@ import (
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app"
 	"github.com/spirit-app/spirit/app/api"
+	"github.com/spirit-app/spirit/app/desktop"
 	"github.com/spirit-app/spirit/platform"
 	"github.com/spirit-app/spirit/voice/audio"
 )
@@ -223,7 +224,7 @@ func runSpirit(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	err = app.Run(ctx, app.Config{DataDir: dir, Headless: *headless, Version: version, Log: log})
+	err = app.Run(ctx, app.Config{DataDir: dir, Headless: *headless, Version: version, Log: log, Desktop: desktop.New})
 	if errors.Is(err, app.ErrAlreadyRunning) {
 		fmt.Fprintln(stderr, "spirit:", err)
 		return nil

@@ -6,115 +6,19 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/spirit-app/spirit/agents/llm"
-	"github.com/spirit-app/spirit/agents/llm/setup"
-	"github.com/spirit-app/spirit/agents/mail"
-	"github.com/spirit-app/spirit/agents/mail/accounts"
 	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/agents/task"
 	"github.com/spirit-app/spirit/app/api"
 )
 
-// newRunner wires the task agents to Spirit: the configured provider, the
-// mail accounts for drafts, the reminders, and the UI.
-func (c *Core) newRunner() *task.Runner {
-	return task.NewRunner(task.Options{
-		Store:     c.store,
-		Index:     index.New(c.store),
-		Provider:  c.agentProvider,
-		Drafts:    drafter{c},
-		Reminders: c.rem,
-		Listener:  agentListener{c},
-		Now:       c.now,
-		Log:       c.log.With("part", "agents"),
-	})
-}
-
-// agentProvider returns the provider and model for task agents.
-func (c *Core) agentProvider(ctx context.Context) (llm.Provider, string, error) {
-	s, err := setup.Load(ctx, c.store)
-	if err != nil {
-		return nil, "", fmt.Errorf("model provider settings: %w", err)
-	}
-	if !s.Configured() {
-		return nil, "", task.ErrNoProvider
-	}
-	sec, err := c.secrets()
-	if err != nil {
-		return nil, "", fmt.Errorf("keychain: %w", err)
-	}
-	p, err := setup.Provider(ctx, s, sec, c.llmCounters)
-	if err != nil {
-		return nil, "", err
-	}
-	if p == nil {
-		return nil, "", task.ErrNoProvider
-	}
-	return p, s.Roles.Agent, nil
-}
-
-// drafter saves drafts through the account's own connector.
-type drafter struct{ c *Core }
-
-func (d drafter) CreateDraft(ctx context.Context, accountID int64, dr mail.Draft) (mail.DraftRef, error) {
-	a, err := index.New(d.c.store).Account(ctx, accountID)
-	if err != nil {
-		return mail.DraftRef{}, fmt.Errorf("mail account %d: %w", accountID, err)
-	}
-	sec, err := d.c.secrets()
-	if err != nil {
-		return mail.DraftRef{}, fmt.Errorf("keychain: %w", err)
-	}
-	conn, err := accounts.Connect(ctx, a, sec, d.c.log)
-	if err != nil {
-		return mail.DraftRef{}, err
-	}
-	defer conn.Close()
-	ref, err := conn.CreateDraft(ctx, dr)
-	if err == nil {
-		// Let the index learn of the draft soon, so the thread shows it.
-		if m := d.c.mailSync(); m != nil {
-			m.SyncNow()
-		}
-	}
-	return ref, err
-}
-
-// agentListener shows what agents do.
-type agentListener struct{ c *Core }
-
-func (l agentListener) NudgeCreated(n store.Nudge) {
-	notify := ""
-	if n.Kind == task.KindResult {
-		notify = "Spirit"
-	}
-	l.c.present(n, notify)
-}
-
-func (l agentListener) NudgeClosed(id int64) { l.c.withdraw(id) }
-
-func (l agentListener) Working(n int) {
-	if p := l.c.ui(); p != nil {
-		p.Working(n)
-	}
-}
-
-func (l agentListener) Verified(string) {
-	if p := l.c.ui(); p != nil {
-		p.TaskDone()
-	}
-}
-
 // startTask starts an agent for what the lawyer asked, or tells them
 // plainly why it cannot run.
 func (c *Core) startTask(ctx context.Context, nt task.NewTask) (task.Task, error) {
-	if c.tasks == nil {
-		return task.Task{}, errors.New("agents are not running")
-	}
 	t, err := c.tasks.Start(ctx, nt)
 	if errors.Is(err, task.ErrNoProvider) {
-		c.nudge(ctx, store.Nudge{Kind: kindInfo, Message: task.ErrNoProvider.Error() + ".", ActionPrompt: nt.Prompt})
+		c.nudge(ctx, store.Nudge{Kind: nudge.KindInfo, Message: task.ErrNoProvider.Error() + ".", ActionPrompt: nt.Prompt})
 		return task.Task{}, err
 	}
 	return t, err
@@ -135,7 +39,7 @@ func (c *Core) taskFromNudge(ctx context.Context, n store.Nudge, text string) er
 		return nil
 	}
 	nt := task.NewTask{Prompt: prompt, Origin: fmt.Sprintf("nudge-%d", n.ID)}
-	if mid, ok := strings.CutPrefix(n.Subject, "glance:"); ok {
+	if mid, ok := nudge.GlanceMessage(n.Subject); ok {
 		nt.Context = task.Context{MessageID: mid}
 		// Name the thread, so the agent need not search for it.
 		if id, subject, err := index.New(c.store).ThreadOfMessage(ctx, mid); err == nil {
@@ -158,10 +62,7 @@ func (c *Core) taskFromNudge(ctx context.Context, n store.Nudge, text string) er
 // agentAnswer hands an answer to a question, approval or help nudge to
 // the agent waiting on it.
 func (c *Core) agentAnswer(ctx context.Context, n store.Nudge, choice, text string) error {
-	if c.tasks == nil {
-		return errors.New("agents are not running")
-	}
-	if choice == api.ActionSnooze {
+	if choice == nudge.Snooze {
 		return nil // "not now": the agent keeps waiting
 	}
 	err := c.tasks.Answer(ctx, n, choice, text)
@@ -173,8 +74,12 @@ func (c *Core) agentAnswer(ctx context.Context, n store.Nudge, choice, text stri
 }
 
 // Agents implements api.Backend.
-func (c *Core) Agents(ctx context.Context) ([]task.Task, error) {
-	return task.List(ctx, c.store, 200)
+func (c *Core) Agents(ctx context.Context) ([]api.Agent, error) {
+	ts, err := task.List(ctx, c.store, 200)
+	if err != nil {
+		return nil, err
+	}
+	return api.Views(ts, api.AgentOf), nil
 }
 
 // Agent implements api.Backend.
@@ -190,23 +95,19 @@ func (c *Core) Agent(ctx context.Context, session string) (api.AgentDetail, erro
 	if err != nil {
 		return api.AgentDetail{}, err
 	}
-	t.State.Messages = nil // the conversation is internal; the log tells the story
-	return api.AgentDetail{Task: t, Entries: es}, nil
+	return api.AgentDetail{Agent: api.AgentOf(t), Entries: api.Views(es, api.EntryOf)}, nil
 }
 
 // CancelAgent implements api.Backend.
-func (c *Core) CancelAgent(ctx context.Context, session string) (task.Task, error) {
-	if c.tasks == nil {
-		return task.Task{}, errors.New("agents are not running")
-	}
+func (c *Core) CancelAgent(ctx context.Context, session string) (api.Agent, error) {
 	t, err := c.tasks.Cancel(ctx, session, "the lawyer")
 	switch {
 	case errors.Is(err, task.ErrNotFound):
-		return task.Task{}, fmt.Errorf("agent %s: %w", session, api.ErrNotFound)
+		return api.Agent{}, fmt.Errorf("agent %s: %w", session, api.ErrNotFound)
 	case errors.Is(err, task.ErrClosed):
-		return task.Task{}, fmt.Errorf("agent %s has already ended: %w", session, api.ErrConflict)
+		return api.Agent{}, fmt.Errorf("agent %s has already ended: %w", session, api.ErrConflict)
 	}
-	return t, err
+	return api.AgentOf(t), err
 }
 
 // agentsHealth summarises the agents for /health.

@@ -13,10 +13,10 @@ import (
 	"github.com/spirit-app/spirit/agents/llm/setup"
 	"github.com/spirit-app/spirit/agents/mail"
 	"github.com/spirit-app/spirit/agents/mail/index"
-	"github.com/spirit-app/spirit/platform/secrets"
+	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/agents/task"
-	"github.com/spirit-app/spirit/app/api"
+	"github.com/spirit-app/spirit/platform/secrets"
 )
 
 // TestDraftItHandsTheAgentTheThread: "Draft it" on a glance nudge starts
@@ -55,7 +55,6 @@ func TestDraftItHandsTheAgentTheThread(t *testing.T) {
 	if err := setup.Save(ctx, st, sec, setup.Settings{Kind: setup.OpenAI, BaseURL: srv.URL() + "/v1", Roles: llm.Roles{Analyst: "m"}}, "sk-test"); err != nil {
 		t.Fatal(err)
 	}
-	c.tasks = c.newRunner()
 	rctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { c.tasks.Run(rctx); close(done) }()
@@ -64,12 +63,12 @@ func TestDraftItHandsTheAgentTheThread(t *testing.T) {
 	for i, typed := range []string{"", "Ask Marcy for a week more"} {
 		srv.Push(scripted.ToolCalls(llm.ToolCall{ID: "p", Name: "submit_plan", Input: plan}),
 			scripted.ToolCalls(llm.ToolCall{ID: "q", Name: "ask_user", Input: ask}))
-		n, err := c.nudge(ctx, store.Nudge{Kind: kindGlance, Message: "Marcy Howard is waiting on your reply. Draft a reply?",
-			ActionPrompt: "Draft a reply to Marcy Howard about SNDA - Brooklyn Gardens", Subject: "glance:" + msg.MessageID})
+		n, err := c.nudge(ctx, store.Nudge{Kind: nudge.KindGlance, Message: "Marcy Howard is waiting on your reply. Draft a reply?",
+			ActionPrompt: "Draft a reply to Marcy Howard about SNDA - Brooklyn Gardens", Subject: nudge.GlanceSubject(msg.MessageID)})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.Answer(ctx, n.ID, api.ActionAccept, typed); err != nil {
+		if _, err := c.Answer(ctx, n.ID, nudge.Accept, typed); err != nil {
 			t.Fatal(err)
 		}
 		var q store.Nudge
@@ -77,7 +76,7 @@ func TestDraftItHandsTheAgentTheThread(t *testing.T) {
 		for q.ID == 0 {
 			ns, _ := st.Nudges(ctx, store.NudgeShown)
 			for _, x := range ns {
-				if x.Kind == task.KindQuestion && x.ID > n.ID {
+				if x.Kind == nudge.KindQuestion && x.ID > n.ID {
 					q = x
 				}
 			}

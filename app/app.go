@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
-	"github.com/spirit-app/spirit/agents/reminders"
 	"github.com/spirit-app/spirit/agents/store"
-	"github.com/spirit-app/spirit/agents/task"
 	"github.com/spirit-app/spirit/app/api"
+	"github.com/spirit-app/spirit/app/events"
+	"github.com/spirit-app/spirit/app/supervisor"
 	"github.com/spirit-app/spirit/platform"
 )
 
@@ -21,6 +20,24 @@ type Config struct {
 	Headless bool   // no GUI: nudges go to the log and the local API
 	Version  string
 	Log      *slog.Logger
+	// Desktop builds the tray app's front end (app/desktop); nil runs
+	// headless. main passes it in, so this package never links the GUI
+	// toolkit and its tests build without it.
+	Desktop func(c *Core, bus *events.Bus, log *slog.Logger) (UI, error)
+}
+
+// UI is the front end the lawyer sees: the desktop, or the log. It is
+// built before anything starts and subscribes to the event stream then, so
+// it misses nothing said while it starts.
+type UI interface {
+	// Run shows Spirit until the lawyer quits or ctx ends. It runs on the
+	// main goroutine, which the GUI toolkit requires.
+	Run(ctx context.Context) error
+	// Events reads the event stream and shows what it says until ctx
+	// ends; the supervisor runs it with Spirit's other parts.
+	Events(ctx context.Context) error
+	// Subsystems reports the UI's own parts for /health.
+	Subsystems() map[string]api.Subsystem
 }
 
 // ErrAlreadyRunning is returned after a second instance handed over to the
@@ -31,7 +48,8 @@ var ErrAlreadyRunning = errors.New("Spirit is already running; it was asked to s
 const shutdownGrace = 1500 * time.Millisecond
 
 // Run starts Spirit and blocks until Quit, or until ctx ends (SIGINT,
-// SIGTERM), then shuts down in order: UI, API, store.
+// SIGTERM), then shuts down in order: UI, then the parts in the reverse of
+// their start (the API first), then the store.
 func Run(ctx context.Context, cfg Config) error {
 	log := cfg.Log
 	lock, err := platform.LockInstance(cfg.DataDir)
@@ -53,90 +71,52 @@ func Run(ctx context.Context, cfg Config) error {
 		}
 	}()
 
-	core, err := NewCore(ctx, st, cfg.Version, log)
+	p, err := build(ctx, partsConfig{Store: st, DataDir: cfg.DataDir, Version: cfg.Version, Log: log})
 	if err != nil {
 		return err
 	}
+	defer p.close()
+	core := p.core
 	core.event(ctx, "system", "spirit", "started "+cfg.Version+" ("+mode(cfg.Headless)+")")
-	core.rem = reminders.New(st, core, reminders.Options{Logger: log})
-	core.tasks = core.newRunner()
 
-	srv := api.New(core, api.WithLogger(log))
+	var ui UI = newHeadless(core, p.bus, log)
+	if !cfg.Headless && cfg.Desktop != nil {
+		if ui, err = cfg.Desktop(core, p.bus, log); err != nil {
+			return fmt.Errorf("start the desktop: %w", err)
+		}
+	}
+
+	p.sup.Add(partUI, supervisor.Func(ui.Events))
+	srv := api.New(backend{Core: core, ui: ui}, api.WithLogger(log))
 	addr, err := srv.Start(ctx, cfg.DataDir)
 	if err != nil {
 		return fmt.Errorf("start local API: %w", err)
 	}
 	log.Info("local API listening", "addr", addr, "info", cfg.DataDir+"/"+api.InfoFile)
+	// Added last, so it is the first part stopped: no request reaches a
+	// part that is shutting down.
+	p.sup.Add(partAPI, supervisor.Func(func(ctx context.Context) error {
+		<-ctx.Done()
+		// Shut down with a fresh context: ctx is already cancelled.
+		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		defer cancel()
+		return srv.Shutdown(sctx)
+	}))
 
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	core.runCtx = runCtx
-	var bg sync.WaitGroup
-	start := func() {
-		// Once a presenter is attached: put back what is still open, then
-		// let reminders fire.
-		core.presentOpen(runCtx)
-		v := startVoice(runCtx, core, cfg.DataDir)
-		core.mu.Lock()
-		core.voice = v
-		core.mu.Unlock()
-		ms := newMailSyncer(core, cfg.DataDir)
-		wt := newWatching(core)
-		core.mu.Lock()
-		core.mail, core.watch = ms, wt
-		core.mu.Unlock()
-		wt.setPaused(runCtx, core.Status().WatchingPaused)
-		core.voiceChanged()
-		bg.Add(6)
-		go func() {
-			defer bg.Done()
-			if err := core.tasks.Run(runCtx); err != nil && runCtx.Err() == nil {
-				log.Error("agents stopped", "err", err)
-			}
-		}()
-		go func() {
-			defer bg.Done()
-			core.tasks.KeepEvery(runCtx, task.KeeperInterval)
-		}()
-		go func() {
-			defer bg.Done()
-			ms.run(runCtx)
-		}()
-		go func() {
-			defer bg.Done()
-			<-v.done
-		}()
-		go func() {
-			defer bg.Done()
-			if err := core.rem.Run(runCtx); err != nil && runCtx.Err() == nil {
-				log.Error("reminders stopped", "err", err)
-			}
-		}()
-		go func() {
-			defer bg.Done()
-			core.maintain(runCtx)
-		}()
-	}
-	if cfg.Headless {
-		core.SetPresenter(headless{log: log})
-		start()
-		<-runCtx.Done()
-	} else if err := runGUI(runCtx, core, log, start); err != nil {
+	supervised := make(chan error, 1)
+	go func() { supervised <- p.sup.Run(runCtx) }()
+	if err := ui.Run(runCtx); err != nil {
 		log.Error("user interface", "err", err)
 	}
 	stop()
-	if w := core.watcher(); w != nil {
-		w.stop()
+	if err := <-supervised; err != nil {
+		log.Error("stopping Spirit's parts", "err", err)
 	}
-	bg.Wait()
-	core.closeOCR()
 
-	// Shut down with a fresh context: ctx may already be cancelled.
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
 	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		log.Warn("local API shutdown", "err", err)
-	}
 	core.event(sctx, "system", "spirit", "stopped")
 	log.Info("Spirit stopped")
 	return nil
@@ -161,4 +141,20 @@ func handOver(ctx context.Context, dataDir string) error {
 		return fmt.Errorf("another Spirit holds %s but did not answer: %w", dataDir, err)
 	}
 	return ErrAlreadyRunning
+}
+
+// backend is what the local API serves: the core, with the UI's own parts
+// in /health.
+type backend struct {
+	*Core
+	ui UI
+}
+
+// Health implements api.Backend.
+func (b backend) Health(ctx context.Context) api.Health {
+	h := b.Core.Health(ctx)
+	for k, v := range b.ui.Subsystems() {
+		h.Subsystems[k] = v
+	}
+	return h
 }

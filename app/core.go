@@ -1,6 +1,9 @@
-// Package app is Spirit's composition root: it opens the store, starts the
-// local API and wires the senses and the mind to the UI — the Fyne tray,
-// orb and bubble, or, in headless mode, the log.
+// Package app is Spirit's composition root and its core. build wires every
+// part through one event stream (app/events) and one supervisor
+// (app/supervisor); Run starts them, serves the local API and hands the
+// main goroutine to the front end — the desktop (app/desktop, passed in by
+// main) or, headless, the log. The Core holds the handlers every front end
+// shares: the tray and bubble, the local API, voice.
 package app
 
 import (
@@ -8,59 +11,24 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/spirit-app/spirit/agents/llm"
-	"github.com/spirit-app/spirit/agents/llm/setup"
+	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/reminders"
-	"github.com/spirit-app/spirit/platform/secrets"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/agents/task"
 	"github.com/spirit-app/spirit/app/api"
-	"github.com/spirit-app/spirit/app/ui"
-	"github.com/spirit-app/spirit/screen/ocr"
+	"github.com/spirit-app/spirit/app/events"
+	"github.com/spirit-app/spirit/app/settings"
+	"github.com/spirit-app/spirit/app/supervisor"
+	"github.com/spirit-app/spirit/screen"
 	"github.com/spirit-app/spirit/voice/intent"
+	"github.com/spirit-app/spirit/voice/listen"
 )
-
-// Setting keys kept in the store.
-const (
-	settingListeningPaused = "listening.paused"
-	settingWatchingPaused  = "watching.paused"
-	settingPauseHotkey     = "hotkey.pause_listening" // "Ctrl+Alt+P" by default; "off" disables
-	settingWakePhrase      = "voice.wake_phrase"      // empty: no wake phrase needed
-	settingTranscriptDays  = "voice.transcript_days"  // how long transcripts are kept
-	defaultTranscriptDays  = 7
-)
-
-// Presenter shows Spirit to the lawyer: the GUI, or the log when headless.
-// Its methods may be called from any goroutine.
-type Presenter interface {
-	// StatusChanged refreshes the tray and panel after a state change.
-	StatusChanged(Status)
-	// ShowNudge puts a nudge in front of the lawyer.
-	ShowNudge(store.Nudge)
-	// NudgeClosed withdraws a nudge answered elsewhere (the API, voice).
-	NudgeClosed(id int64)
-	// Show brings Spirit forward (a second instance was started).
-	Show()
-	// Notify shows a desktop notification.
-	Notify(title, body string)
-	// OpenReminders opens the Reminders window.
-	OpenReminders()
-	// Subsystems reports the UI's own parts for /health.
-	Subsystems() map[string]api.Subsystem
-	// Hearing tells whether speech is being heard right now (the orb pulses).
-	Hearing(on bool)
-	// Working tells how many agents are running now; 0 means none.
-	Working(n int)
-	// TaskDone tells that an agent's task just finished well (a brief sparkle).
-	TaskDone()
-}
 
 // Status is what the tray's status line and toggles show.
 type Status struct {
@@ -69,6 +37,7 @@ type Status struct {
 	Voice           string // the voice pipeline's state; "" before it starts
 	Watch           string // the app-switch watcher's state ("on", "unavailable", "error"); "" before it starts
 	Mail            string // "Syncing mail 120/500" while the index catches up
+	Failing         string // parts that stopped with an error and are being restarted, in the lawyer's words ("Mail, Watching")
 }
 
 // Line is the tray's status line: "Listening · Watching", or what is paused
@@ -80,14 +49,14 @@ func (s Status) Line() string {
 		listening = "Listening paused"
 	case s.Voice == "":
 		listening = "Starting" // the voice pipeline has not looked for a microphone and model yet
-	case s.Voice != "" && s.Voice != voiceCapturing && s.Voice != voiceLoading:
+	case s.Voice != listen.Capturing && s.Voice != listen.Loading:
 		listening = strings.ToUpper(s.Voice[:1]) + s.Voice[1:]
 	}
 	watching := "Watching"
 	switch {
 	case s.WatchingPaused:
 		watching = "Watching paused"
-	case s.Watch == "unavailable" || s.Watch == "error":
+	case s.Watch == screen.WatchUnavailable || s.Watch == screen.WatchError:
 		watching = "Not watching" // no display, or the display went away: see /health or doctor
 	}
 	line := listening + " · " + watching
@@ -97,142 +66,150 @@ func (s Status) Line() string {
 	if s.Mail != "" {
 		line += " · " + s.Mail
 	}
+	if s.Failing != "" {
+		line += " · " + s.Failing + ": trouble, retrying"
+	}
 	return line
 }
 
+// partWords names a part for the lawyer in the status line.
+var partWords = map[string]string{
+	partReminders: "Reminders", partAgents: "Tasks", partKeeper: "Tasks", partMaintenance: "Clean-up",
+	partMail: "Mail", partVoice: "Listening", partWatcher: "Watching", partGlance: "Email check",
+	partCommands: "Commands", partAPI: "Local API", partUI: "Display",
+}
+
 // Core holds Spirit's state and the handlers every front end shares: the
-// tray and orb, the local API, voice. It implements api.Backend.
+// tray and orb, the local API, voice. It implements api.Backend. Every
+// field is set by newCore, before anything runs.
 type Core struct {
 	store   *store.Store
+	bus     events.Logger
+	sup     *supervisor.Supervisor
+	wl      worldWriter
+	keys    *providers
+	say     *announcer
 	rem     *reminders.Scheduler
-	tasks   *task.Runner // task agents; set by Run
-	voice   *voice
+	remAns  reminders.Answers
+	tasks   *task.Runner
+	voice   *listen.Service
+	watch   *screen.WatchService
 	mail    *mailSyncer
-	watch   *watching
+	answers *nudge.Responders
 	version string
 	started time.Time
 	now     func() time.Time
 	log     *slog.Logger
 
-	runCtx context.Context // lives as long as Spirit runs; set by Run
+	mu     sync.Mutex
+	status Status // the toggles; the parts' states are read from them
 
-	glanceMu    sync.Mutex     // one glance at a time; guards ocr
-	ocr         *ocr.Tesseract // loaded on first need
-	llmCounters *llm.Counters  // tokens and cost per model, for /health
-	sec         secrets.Store  // opened on first use; see secrets()
-
-	mu        sync.Mutex
-	status    Status
-	presenter Presenter
-
-	says, nudgesShown, responses, heard, commands atomic.Int64
+	says, responses, heard, commands atomic.Int64
 }
 
 var _ api.Backend = (*Core)(nil)
 
-// NewCore loads the persisted toggles from st.
-func NewCore(ctx context.Context, st *store.Store, version string, log *slog.Logger) (*Core, error) {
-	c := &Core{store: st, version: version, started: time.Now(), now: time.Now, log: log,
-		runCtx: context.Background(), llmCounters: llm.NewCounters(nil)}
-	var err error
-	if c.status.ListeningPaused, err = st.BoolSetting(ctx, settingListeningPaused, false); err != nil {
-		return nil, fmt.Errorf("load settings: %w", err)
-	}
-	if c.status.WatchingPaused, err = st.BoolSetting(ctx, settingWatchingPaused, false); err != nil {
-		return nil, fmt.Errorf("load settings: %w", err)
-	}
-	return c, nil
+// coreParts is what newCore is built from.
+type coreParts struct {
+	store   *store.Store
+	bus     events.Logger
+	sup     *supervisor.Supervisor
+	wl      worldWriter
+	keys    *providers
+	say     *announcer
+	rem     *reminders.Scheduler
+	tasks   *task.Runner
+	voice   *listen.Service
+	watch   *screen.WatchService
+	mail    *mailSyncer
+	version string
+	now     func() time.Time
+	log     *slog.Logger
+	status  Status
 }
 
-// SetPresenter attaches the UI; nil means nobody is shown anything.
-func (c *Core) SetPresenter(p Presenter) {
-	c.mu.Lock()
-	c.presenter = p
-	c.mu.Unlock()
+func newCore(p coreParts) *Core {
+	c := &Core{store: p.store, bus: p.bus, sup: p.sup, wl: p.wl, keys: p.keys, say: p.say, rem: p.rem,
+		tasks: p.tasks, voice: p.voice, watch: p.watch, mail: p.mail, version: p.version,
+		started: time.Now(), now: p.now, log: p.log, status: p.status}
+	c.remAns = reminders.Answers{Store: p.store, Scheduler: p.rem, Propose: c.propose, Record: p.wl.record, Now: p.now}
+	c.answers = c.responders()
+	return c
 }
 
-func (c *Core) ui() Presenter {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.presenter
-}
-
-// Status returns the current toggles and voice state.
+// Status returns the current toggles and the parts' states.
 func (c *Core) Status() Status {
 	c.mu.Lock()
-	st, v, m, w := c.status, c.voice, c.mail, c.watch
+	st := c.status
 	c.mu.Unlock()
-	if v != nil {
-		st.Voice, _ = v.State()
+	st.Voice, _ = c.voice.State()
+	st.Watch, _ = c.watch.State()
+	st.Mail, _ = c.mail.Progress()
+	var failing []string
+	for _, s := range c.sup.States() {
+		if w := partWords[s.Name]; s.State == "restarting" && w != "" && !slices.Contains(failing, w) {
+			failing = append(failing, w)
+		}
 	}
-	if w != nil {
-		st.Watch, _ = w.State()
-	}
-	if m != nil {
-		st.Mail, _ = m.Progress()
-	}
+	st.Failing = strings.Join(failing, ", ")
 	return st
-}
-
-// voiceChanged tells the UI that the microphone or model state moved.
-func (c *Core) voiceChanged() {
-	if p := c.ui(); p != nil {
-		p.StatusChanged(c.Status())
-	}
 }
 
 // SetListeningPaused pauses or resumes listening, persists the choice and
 // records it in the world log.
 func (c *Core) SetListeningPaused(ctx context.Context, paused bool, by string) error {
-	return c.setToggle(ctx, settingListeningPaused, paused, by, func(s *Status) *bool { return &s.ListeningPaused })
+	return c.setToggle(ctx, settings.KeyListeningPaused, paused, by, func(s *settings.Settings) *bool { return &s.ListeningPaused },
+		func(st *Status) *bool { return &st.ListeningPaused })
 }
 
 // SetWatchingPaused pauses or resumes watching the screen.
 func (c *Core) SetWatchingPaused(ctx context.Context, paused bool, by string) error {
-	return c.setToggle(ctx, settingWatchingPaused, paused, by, func(s *Status) *bool { return &s.WatchingPaused })
+	return c.setToggle(ctx, settings.KeyWatchingPaused, paused, by, func(s *settings.Settings) *bool { return &s.WatchingPaused },
+		func(st *Status) *bool { return &st.WatchingPaused })
 }
 
-func (c *Core) setToggle(ctx context.Context, key string, paused bool, by string, field func(*Status) *bool) error {
+func (c *Core) setToggle(ctx context.Context, key string, paused bool, by string,
+	setting func(*settings.Settings) *bool, field func(*Status) *bool) error {
 	// Persist first: a toggle the lawyer saw change must survive a crash.
-	if err := c.store.SetBoolSetting(ctx, key, paused); err != nil {
+	s, err := c.settings(ctx)
+	if err != nil && !errors.Is(err, settings.ErrInvalid) {
+		return fmt.Errorf("save %s: %w", key, err)
+	}
+	*setting(&s) = paused
+	if _, err := settings.Save(ctx, c.store, s); err != nil {
 		return fmt.Errorf("save %s: %w", key, err)
 	}
 	c.mu.Lock()
 	*field(&c.status) = paused
-	p, v := c.presenter, c.voice
 	c.mu.Unlock()
-	if key == settingListeningPaused && v != nil {
-		v.setPaused(paused) // the microphone is closed before we say so
+	switch key {
+	case settings.KeyListeningPaused:
+		c.voice.SetPaused(paused) // the microphone is closed before we say so
+	case settings.KeyWatchingPaused:
+		if err := c.watch.SetPaused(ctx, paused); err != nil { // the watcher is gone before we say so
+			return fmt.Errorf("pause watching: %w", err)
+		}
 	}
-	if w := c.watcher(); key == settingWatchingPaused && w != nil {
-		w.setPaused(c.runCtx, paused) // the watcher is gone before we say so
-	}
-	st := c.Status()
-
 	what := strings.TrimSuffix(key, ".paused")
 	verb := "resumed"
 	if paused {
 		verb = "paused"
 	}
 	c.event(ctx, "user", by, what+" "+verb)
-	if p != nil {
-		p.StatusChanged(st)
-	}
+	c.say.statusChanged()
 	return nil
 }
 
-// event appends to the world log; a failure is logged, never fatal to the
-// action that caused it. While another program holds the database locked
-// the store keeps the event in memory and writes it, in order, once it can.
+// settings reads the typed settings. An ErrInvalid error comes with usable
+// settings (defaults where a stored value was not valid); callers that can
+// go on with them do.
+func (c *Core) settings(ctx context.Context) (settings.Settings, error) {
+	return settings.Load(ctx, c.store)
+}
+
+// event appends to the world log.
 func (c *Core) event(ctx context.Context, source, id, text string) {
-	pending, err := c.store.LogEvent(ctx, store.Event{Source: source, Identifier: id, Text: text})
-	switch {
-	case err != nil:
-		c.log.Error("world log append failed", "source", source, "err", err)
-	case pending:
-		c.log.Warn("world log: the database is busy; the event is kept to be written once it is free",
-			"source", source, "pending", c.store.Pending())
-	}
+	c.wl.record(ctx, source, id, text)
 }
 
 // Health implements api.Backend.
@@ -248,10 +225,11 @@ func (c *Core) Health(ctx context.Context) api.Health {
 		},
 		Counters: map[string]int64{
 			"say_commands":    c.says.Load(),
-			"nudges_shown":    c.nudgesShown.Load(),
+			"nudges_shown":    c.say.shown.Load(),
 			"nudge_responses": c.responses.Load(),
 			"utterances":      c.heard.Load(),
 			"voice_commands":  c.commands.Load(),
+			"app_switches":    c.watch.Switches(),
 		},
 	}
 	if counts, err := c.store.Counts(ctx); err != nil {
@@ -269,32 +247,31 @@ func (c *Core) Health(ctx context.Context) api.Health {
 		h.Subsystems["store"] = api.Subsystem{State: "busy",
 			Detail: fmt.Sprintf("another program holds %s locked: %d world-log events wait in memory", c.store.Path(), n)}
 	}
-	if w := c.watcher(); w != nil {
-		h.Counters["app_switches"] = w.switches.Load()
-	}
-	if c.tasks != nil {
-		h.Subsystems["agents"] = c.agentsHealth(ctx, h.Counters)
-	}
-	tot := c.llmCounters.Snapshot().Total
+	h.Subsystems["agents"] = c.agentsHealth(ctx, h.Counters)
+	tot := c.keys.counters.Snapshot().Total
 	h.Counters["model_calls"] = tot.Calls
 	h.Counters["model_input_tokens"] = tot.InputTokens
 	h.Counters["model_output_tokens"] = tot.OutputTokens
-	if ps, err := setup.Load(ctx, c.store); err == nil && ps.Configured() {
+	if _, ps, err := c.keys.provider(ctx); err == nil && ps.Configured() {
 		h.Subsystems["model_provider"] = api.Subsystem{State: ps.Kind,
 			Detail: fmt.Sprintf("%d calls, %d errors, $%.4f so far", tot.Calls, tot.Errors, tot.CostUSD)}
 	} else {
 		h.Subsystems["model_provider"] = api.Subsystem{State: "none", Detail: "on-device rules only"}
 	}
-	c.mu.Lock()
-	ms := c.mail
-	c.mu.Unlock()
-	if ms != nil {
-		h.Subsystems["mail"] = ms.health(ctx, h.Counters)
+	h.Subsystems["mail"] = c.mail.health(ctx, h.Counters)
+	if bus, ok := c.bus.(*events.Bus); ok {
+		h.Counters["events_published"] = bus.Published()
+		h.Counters["events_dropped"] = bus.Dropped()
 	}
-	if p := c.ui(); p != nil {
-		for k, v := range p.Subsystems() {
-			h.Subsystems[k] = v
+	// A part that stopped with an error is restarted; until it runs again
+	// /health says which and why.
+	for _, s := range c.sup.States() {
+		if s.State != "restarting" {
+			continue
 		}
+		h.Status = "degraded"
+		h.Subsystems["part:"+s.Name] = api.Subsystem{State: s.State,
+			Detail: fmt.Sprintf("%s (restarted %d times)", s.LastError, s.Restarts)}
 	}
 	return h
 }
@@ -303,14 +280,11 @@ func (c *Core) listeningState(st Status) api.Subsystem {
 	if st.ListeningPaused {
 		return api.Subsystem{State: "paused"}
 	}
-	c.mu.Lock()
-	v := c.voice
-	c.mu.Unlock()
-	if v == nil {
-		return api.Subsystem{State: "on"}
-	}
-	state, detail := v.State()
-	if state == voiceCapturing {
+	state, detail := c.voice.State()
+	switch state {
+	case "":
+		state = "starting"
+	case listen.Capturing:
 		state = "on"
 	}
 	return api.Subsystem{State: state, Detail: detail}
@@ -320,31 +294,20 @@ func (c *Core) watchingState(st Status) api.Subsystem {
 	if st.WatchingPaused {
 		return api.Subsystem{State: "paused"}
 	}
-	w := c.watcher()
-	if w == nil {
-		return api.Subsystem{State: "starting"}
+	state, detail := c.watch.State()
+	if state == "" {
+		state = screen.WatchStarting
 	}
-	state, detail := w.State()
 	return api.Subsystem{State: state, Detail: detail}
 }
 
-// watcher returns the app-switch watcher, or nil before it starts.
-func (c *Core) watcher() *watching {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.watch
-}
-
-func pausedState(paused bool, detail string) api.Subsystem {
-	if paused {
-		return api.Subsystem{State: "paused"}
-	}
-	return api.Subsystem{State: "on", Detail: detail}
-}
-
 // World implements api.Backend.
-func (c *Core) World(ctx context.Context, since int64, limit int) ([]store.Entry, error) {
-	return c.store.Since(ctx, since, limit)
+func (c *Core) World(ctx context.Context, since int64, limit int) ([]api.Entry, error) {
+	es, err := c.store.Since(ctx, since, limit)
+	if err != nil {
+		return nil, err
+	}
+	return api.Views(es, api.EntryOf), nil
 }
 
 // Say implements api.Backend: text handled as if spoken. Like speech, only
@@ -381,89 +344,97 @@ func (c *Core) Heard(ctx context.Context, text string, at time.Time) (api.SayRes
 // parseOptions reads the wake-phrase setting (off by default).
 func (c *Core) parseOptions(ctx context.Context) intent.ParseOptions {
 	var o intent.ParseOptions
-	if v, ok, err := c.store.Setting(ctx, settingWakePhrase); err == nil && ok && strings.TrimSpace(v) != "" {
-		o.RequireWake, o.WakePhrase = true, strings.TrimSpace(v)
+	s, err := c.settings(ctx)
+	if err != nil && !errors.Is(err, settings.ErrInvalid) {
+		c.log.Warn("wake phrase: settings unreadable", "err", err)
+	}
+	if s.WakePhrase != "" {
+		o.RequireWake, o.WakePhrase = true, s.WakePhrase
 	}
 	return o
 }
 
-// retentionDays is how long transcripts are kept; 0 keeps none.
-func (c *Core) retentionDays(ctx context.Context) int {
-	if v, ok, err := c.store.Setting(ctx, settingTranscriptDays); err == nil && ok {
-		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-			return n
-		}
-	}
-	return defaultTranscriptDays
-}
-
 // Notify implements api.Backend: a nudge from a local integration.
-func (c *Core) Notify(ctx context.Context, n api.NewNudge) (store.Nudge, error) {
-	return c.nudge(ctx, store.Nudge{Kind: n.Kind, Message: n.Message, ActionPrompt: n.ActionPrompt, Detail: n.Detail})
+func (c *Core) Notify(ctx context.Context, n api.NewNudge) (api.Nudge, error) {
+	nn, err := c.nudge(ctx, store.Nudge{Kind: n.Kind, Message: n.Message, ActionPrompt: n.ActionPrompt, Detail: n.Detail})
+	if err != nil {
+		return api.Nudge{}, err
+	}
+	return api.NudgeOf(nn), nil
 }
 
-// nudge records a nudge and shows it.
+// nudge records a nudge and shows it: the one way every part proposes
+// something to the lawyer.
 func (c *Core) nudge(ctx context.Context, n store.Nudge) (store.Nudge, error) {
 	n, err := c.store.CreateNudge(ctx, n)
 	if err != nil {
 		return store.Nudge{}, fmt.Errorf("record nudge: %w", err)
 	}
 	c.event(ctx, "spirit", fmt.Sprintf("nudge-%d", n.ID), n.Kind+": "+n.Message)
-	c.present(n, "")
+	c.say.show(n, "")
 	return n, nil
 }
 
-// present shows a recorded nudge, and also as a desktop notification
-// titled notify when that is not empty.
-func (c *Core) present(n store.Nudge, notify string) {
-	c.nudgesShown.Add(1)
-	if p := c.ui(); p != nil {
-		p.ShowNudge(n)
-		if notify != "" {
-			p.Notify(notify, n.Message)
-		}
-	}
-}
-
-// withdraw takes down a nudge that is no longer current.
-func (c *Core) withdraw(id int64) {
-	if p := c.ui(); p != nil {
-		p.NudgeClosed(id)
-	}
+// propose is nudge for parts that need only to know it failed.
+func (c *Core) propose(ctx context.Context, n store.Nudge) error {
+	_, err := c.nudge(ctx, n)
+	return err
 }
 
 // Nudges implements api.Backend: the nudges still open.
-func (c *Core) Nudges(ctx context.Context) ([]store.Nudge, error) {
-	return c.store.Nudges(ctx, store.NudgeShown, store.NudgeSnoozed)
+func (c *Core) Nudges(ctx context.Context) ([]api.Nudge, error) {
+	ns, err := c.store.Nudges(ctx, store.NudgeShown, store.NudgeSnoozed)
+	if err != nil {
+		return nil, err
+	}
+	return api.Views(ns, api.NudgeOf), nil
+}
+
+// Waiting returns the nudges shown and not yet answered, oldest first, for
+// a front end that starts: such as a reminder that fired just before Spirit
+// stopped.
+func (c *Core) Waiting(ctx context.Context) ([]store.Nudge, error) {
+	open, err := c.store.Nudges(ctx, store.NudgeShown)
+	if err != nil {
+		return nil, err
+	}
+	for i, j := 0, len(open)-1; i < j; i, j = i+1, j-1 {
+		open[i], open[j] = open[j], open[i]
+	}
+	return open, nil
 }
 
 // RespondNudge implements api.Backend.
-func (c *Core) RespondNudge(ctx context.Context, id int64, action, text string) (store.Nudge, error) {
+func (c *Core) RespondNudge(ctx context.Context, id int64, action, text string) (api.Nudge, error) {
 	switch {
-	case action == api.ActionAccept, action == api.ActionDismiss, action == api.ActionSnooze:
-	case action == api.ActionEdit, strings.HasPrefix(action, api.ActionAnswerPrefix):
+	case action == nudge.Accept, action == nudge.Dismiss, action == nudge.Snooze:
+	case action == nudge.Edit, strings.HasPrefix(action, nudge.AnswerPrefix):
 		// An approval with an edited body; a question's option.
 	default:
-		return store.Nudge{}, fmt.Errorf("unknown action %q: %w", action, api.ErrBadRequest)
+		return api.Nudge{}, fmt.Errorf("unknown action %q: %w", action, api.ErrBadRequest)
 	}
-	return c.Answer(ctx, id, action, text)
+	n, err := c.Answer(ctx, id, action, text)
+	if err != nil {
+		return api.Nudge{}, err
+	}
+	return api.NudgeOf(n), nil
 }
 
 // Answer records the lawyer's answer to nudge id — an API action or one of
 // the bubble's own choices — and then acts on it.
 func (c *Core) Answer(ctx context.Context, id int64, choice, text string) (store.Nudge, error) {
-	if choice == ui.ChoiceReply {
-		choice = api.ActionAccept // typed text is a yes, with instructions
+	if choice == nudge.Reply {
+		choice = nudge.Accept // typed text is a yes, with instructions
 	}
 	state := store.NudgeAccepted
 	switch choice {
-	case api.ActionDismiss:
+	case nudge.Dismiss:
 		state = store.NudgeDismissed
-	case api.ActionSnooze:
+	case nudge.Snooze:
 		state = store.NudgeSnoozed
 	}
 	answer := text
-	if choice != api.ActionAccept && choice != api.ActionDismiss && choice != api.ActionSnooze {
+	if choice != nudge.Accept && choice != nudge.Dismiss && choice != nudge.Snooze {
 		answer = strings.TrimSpace(choice + " " + text)
 	}
 	n, err := c.store.RespondNudge(ctx, id, state, answer)
@@ -481,11 +452,12 @@ func (c *Core) Answer(ctx context.Context, id int64, choice, text string) (store
 		line += ": " + text
 	}
 	c.event(ctx, "user", fmt.Sprintf("nudge-%d", id), line)
-	c.withdraw(id)
-	if err := c.followUp(ctx, n, choice, text); err != nil {
+	c.bus.Log(events.NudgeAnswered, events.NudgeAnswer{ID: id, Choice: choice, Text: text})
+	c.say.withdraw(id)
+	if err := c.answers.Respond(ctx, n, choice, text); err != nil {
 		// The answer is recorded; tell the lawyer what could not be done.
 		c.log.Error("act on answer", "nudge", id, "err", err)
-		c.nudge(ctx, store.Nudge{Kind: kindInfo, Message: "Spirit could not do that: " + plainError(err)})
+		c.nudge(ctx, store.Nudge{Kind: nudge.KindInfo, Message: "Spirit could not do that: " + plainError(err)})
 	}
 	return n, nil
 }
@@ -499,78 +471,8 @@ func plainError(err error) string {
 	return strings.TrimSuffix(msg, ".") + "."
 }
 
-// Show implements api.Backend.
+// Show implements api.Backend: a second instance asks the first to show itself.
 func (c *Core) Show(context.Context) error {
-	if p := c.ui(); p != nil {
-		p.Show()
-	}
+	c.bus.Log(events.ShowRequested, nil)
 	return nil
-}
-
-// presentOpen shows the nudges still waiting for an answer, such as a
-// reminder that fired just before Spirit stopped.
-func (c *Core) presentOpen(ctx context.Context) {
-	open, err := c.store.Nudges(ctx, store.NudgeShown)
-	if err != nil {
-		c.log.Error("read open nudges", "err", err)
-		return
-	}
-	p := c.ui()
-	if p == nil {
-		return
-	}
-	// Oldest first, so the newest ends up in front.
-	for i := len(open) - 1; i >= 0; i-- {
-		p.ShowNudge(open[i])
-	}
-}
-
-// maintain deletes transcripts past their retention, now and every few hours.
-func (c *Core) maintain(ctx context.Context) {
-	t := time.NewTicker(6 * time.Hour)
-	defer t.Stop()
-	for {
-		days := c.retentionDays(ctx)
-		cutoff := c.now().AddDate(0, 0, -days)
-		if n, err := c.store.PurgeTranscripts(ctx, cutoff); err != nil {
-			if ctx.Err() == nil {
-				c.log.Error("purge transcripts", "err", err)
-			}
-		} else if n > 0 {
-			c.event(ctx, "system", "transcripts", fmt.Sprintf("deleted %d transcripts older than %d days", n, days))
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
-// voiceState is the voice pipeline's state in words ("no speech model").
-func (c *Core) voiceState() (string, string) {
-	c.mu.Lock()
-	v := c.voice
-	c.mu.Unlock()
-	if v == nil {
-		return "starting", ""
-	}
-	return v.State()
-}
-
-// secrets opens the keychain-backed secret store once: opening probes the
-// keychain, which must not happen on every app switch. A failure is retried
-// on the next call (the keyring may be unlocked later).
-func (c *Core) secrets() (secrets.Store, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.sec != nil {
-		return c.sec, nil
-	}
-	sec, err := secrets.Open(filepath.Dir(c.store.Path()))
-	if err != nil {
-		return nil, err
-	}
-	c.sec = sec
-	return sec, nil
 }

@@ -3,59 +3,22 @@ package app
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/reminders"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app/api"
-	"github.com/spirit-app/spirit/app/ui"
+	"github.com/spirit-app/spirit/voice/listen"
 )
-
-// recorder is a Presenter that remembers what it was asked to show.
-type recorder struct {
-	statuses []Status
-	shown    []store.Nudge
-	closed   []int64
-	notes    []string
-	opened   int
-}
-
-func (r *recorder) StatusChanged(s Status)               { r.statuses = append(r.statuses, s) }
-func (r *recorder) ShowNudge(n store.Nudge)              { r.shown = append(r.shown, n) }
-func (r *recorder) NudgeClosed(id int64)                 { r.closed = append(r.closed, id) }
-func (r *recorder) Show()                                {}
-func (r *recorder) Notify(title, body string)            { r.notes = append(r.notes, title+": "+body) }
-func (r *recorder) OpenReminders()                       { r.opened++ }
-func (r *recorder) Subsystems() map[string]api.Subsystem { return nil }
-func (r *recorder) Hearing(bool)                         {}
-func (r *recorder) Working(int)                          {}
-func (r *recorder) TaskDone()                            {}
-
-func newTestCore(t *testing.T, dir string) (*Core, *store.Store) {
-	t.Helper()
-	ctx := context.Background()
-	st, err := store.OpenDir(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	c, err := NewCore(ctx, st, "test", slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, st
-}
 
 func TestSayReachesTheCommandHandlerAndPersists(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	c, st := newTestCore(t, dir)
-	rec := &recorder{}
-	c.SetPresenter(rec)
+	rec := record(c)
 
 	res, err := c.Say(ctx, "Hey Spirit, pause listening.")
 	if err != nil {
@@ -67,8 +30,8 @@ func TestSayReachesTheCommandHandlerAndPersists(t *testing.T) {
 	if !c.Status().ListeningPaused || c.Status().WatchingPaused {
 		t.Fatalf("status %+v", c.Status())
 	}
-	if len(rec.statuses) != 1 || rec.statuses[0].Line() != "Listening paused · Watching" {
-		t.Errorf("presenter saw %+v", rec.statuses)
+	if len(rec.statuses()) != 1 || rec.statuses()[0].Line() != "Listening paused · Watching" {
+		t.Errorf("presenter saw %+v", rec.statuses())
 	}
 	if h := c.Health(ctx); h.Subsystems["listening"].State != "paused" || h.Counters["say_commands"] != 1 {
 		t.Errorf("health %+v", h)
@@ -107,15 +70,14 @@ func TestSayReachesTheCommandHandlerAndPersists(t *testing.T) {
 func TestNudgeLifecycle(t *testing.T) {
 	ctx := context.Background()
 	c, _ := newTestCore(t, t.TempDir())
-	rec := &recorder{}
-	c.SetPresenter(rec)
+	rec := record(c)
 
 	n, err := c.Notify(ctx, api.NewNudge{Kind: "info", Message: "Filing due at 5"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.shown) != 1 || rec.shown[0].ID != n.ID {
-		t.Fatalf("shown %+v", rec.shown)
+	if len(rec.shown()) != 1 || rec.shown()[0].ID != n.ID {
+		t.Fatalf("shown %+v", rec.shown())
 	}
 	open, err := c.Nudges(ctx)
 	if err != nil || len(open) != 1 {
@@ -128,8 +90,8 @@ func TestNudgeLifecycle(t *testing.T) {
 	if got.State != store.NudgeAccepted || got.Answer != "on it" {
 		t.Errorf("answered nudge %+v", got)
 	}
-	if len(rec.closed) != 1 || rec.closed[0] != n.ID {
-		t.Errorf("closed %v", rec.closed)
+	if len(rec.closed()) != 1 || rec.closed()[0] != n.ID {
+		t.Errorf("closed %v", rec.closed())
 	}
 	if _, err := c.RespondNudge(ctx, n.ID, api.ActionDismiss, ""); !errors.Is(err, api.ErrConflict) {
 		t.Errorf("second answer: %v, want ErrConflict", err)
@@ -142,16 +104,10 @@ func TestNudgeLifecycle(t *testing.T) {
 	}
 }
 
-func withReminders(c *Core, st *store.Store) {
-	c.rem = reminders.New(st, c, reminders.Options{Logger: c.log})
-}
-
 func TestSayRemindConfirmChangeAndCancel(t *testing.T) {
 	ctx := context.Background()
 	c, st := newTestCore(t, t.TempDir())
-	withReminders(c, st)
-	rec := &recorder{}
-	c.SetPresenter(rec)
+	rec := record(c)
 
 	res, err := c.Say(ctx, "remind me to call Marcy Howard tomorrow at 3pm")
 	if err != nil || res.Intent != "remind" {
@@ -165,20 +121,20 @@ func TestSayRemindConfirmChangeAndCancel(t *testing.T) {
 	if due.Hour() != 15 || !due.After(time.Now()) {
 		t.Fatalf("due %v, want tomorrow 15:00", due)
 	}
-	if len(rec.shown) != 1 || rec.shown[0].Kind != kindReminderConfirm ||
-		!strings.HasPrefix(rec.shown[0].Message, "Remind you to call Marcy Howard — tomorrow 3:00 PM") {
-		t.Fatalf("confirm bubble %+v", rec.shown)
+	if len(rec.shown()) != 1 || rec.shown()[0].Kind != nudge.KindReminderConfirm ||
+		!strings.HasPrefix(rec.shown()[0].Message, "Remind you to call Marcy Howard — tomorrow 3:00 PM") {
+		t.Fatalf("confirm bubble %+v", rec.shown())
 	}
 
 	// "at 4 instead" typed into the bubble moves it and asks again.
-	if _, err := c.Answer(ctx, rec.shown[0].ID, ui.ChoiceReply, "at 4 instead"); err != nil {
+	if _, err := c.Answer(ctx, rec.shown()[0].ID, nudge.Reply, "at 4 instead"); err != nil {
 		t.Fatal(err)
 	}
 	r, _ := st.Reminder(ctx, rs[0].ID)
 	if r.Due == nil || r.Due.Hour() != 16 || r.Due.YearDay() != due.YearDay() {
 		t.Fatalf("after 'at 4 instead' due = %v, want the same day at 16:00", r.Due)
 	}
-	if last := rec.shown[len(rec.shown)-1]; last.Kind != kindReminderConfirm || !strings.Contains(last.Message, "4:00 PM") {
+	if last := rec.shown()[len(rec.shown())-1]; last.Kind != nudge.KindReminderConfirm || !strings.Contains(last.Message, "4:00 PM") {
 		t.Fatalf("no new confirmation: %+v", last)
 	}
 
@@ -201,9 +157,7 @@ func TestSayRemindConfirmChangeAndCancel(t *testing.T) {
 func TestSnoozeConfirmationKeepsTheTime(t *testing.T) {
 	ctx := context.Background()
 	c, st := newTestCore(t, t.TempDir())
-	withReminders(c, st)
-	rec := &recorder{}
-	c.SetPresenter(rec)
+	record(c) // a front end is listening, as in the app
 
 	if _, err := c.Say(ctx, "remind me to call Marcy Howard tomorrow at 8am"); err != nil {
 		t.Fatal(err)
@@ -232,22 +186,20 @@ func TestSnoozeConfirmationKeepsTheTime(t *testing.T) {
 func TestSayRemindWithoutTimeAsksWhen(t *testing.T) {
 	ctx := context.Background()
 	c, st := newTestCore(t, t.TempDir())
-	withReminders(c, st)
-	rec := &recorder{}
-	c.SetPresenter(rec)
+	rec := record(c)
 
 	if _, err := c.Say(ctx, "remind me to send Priya the closing checklist"); err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.shown) != 1 || rec.shown[0].Kind != kindReminderWhen {
-		t.Fatalf("bubble %+v, want a when-question", rec.shown)
+	if len(rec.shown()) != 1 || rec.shown()[0].Kind != nudge.KindReminderWhen {
+		t.Fatalf("bubble %+v, want a when-question", rec.shown())
 	}
-	p := promptFor(rec.shown[0], time.Now())
-	if len(p.Choices) < 2 || !strings.HasPrefix(p.Choices[0].ID, choiceAtPrefix) {
-		t.Fatalf("quick choices %+v", p.Choices)
+	quick := reminders.QuickTimes(time.Now())
+	if len(quick) < 2 || !strings.HasPrefix(nudge.AtChoice(quick[0].At), nudge.AtPrefix) {
+		t.Fatalf("quick choices %+v", quick)
 	}
 	// The bubble's quick choice sets the time.
-	if _, err := c.Answer(ctx, rec.shown[0].ID, p.Choices[0].ID, ""); err != nil {
+	if _, err := c.Answer(ctx, rec.shown()[0].ID, nudge.AtChoice(quick[0].At), ""); err != nil {
 		t.Fatal(err)
 	}
 	rs, _ := st.Reminders(ctx)
@@ -258,11 +210,11 @@ func TestSayRemindWithoutTimeAsksWhen(t *testing.T) {
 	if _, err := c.Say(ctx, "remind me to renew the bar membership"); err != nil {
 		t.Fatal(err)
 	}
-	ask := rec.shown[len(rec.shown)-1]
+	ask := rec.shown()[len(rec.shown())-1]
 	if _, err := c.RespondNudge(ctx, ask.ID, api.ActionAccept, "purple elephants"); err != nil {
 		t.Fatal(err)
 	}
-	if again := rec.shown[len(rec.shown)-1]; again.Kind != kindReminderWhen || !strings.Contains(again.Message, "didn't catch a time") {
+	if again := rec.shown()[len(rec.shown())-1]; again.Kind != nudge.KindReminderWhen || !strings.Contains(again.Message, "didn't catch a time") {
 		t.Fatalf("no second question: %+v", again)
 	}
 	res, err := c.Say(ctx, "what are my reminders")
@@ -277,12 +229,13 @@ func TestStatusLineSaysWhatIsTrue(t *testing.T) {
 		want string
 	}{
 		{Status{}, "Starting · Watching"},
-		{Status{Voice: voiceCapturing, Watch: "on"}, "Listening · Watching"},
+		{Status{Voice: listen.Capturing, Watch: "on"}, "Listening · Watching"},
 		{Status{Voice: "no speech model", Watch: "on"}, "No speech model · Watching"},
-		{Status{Voice: voiceCapturing, Watch: "unavailable"}, "Listening · Not watching"},
-		{Status{Voice: voiceCapturing, Watch: "error", WatchingPaused: true}, "Listening · Watching paused"},
+		{Status{Voice: listen.Capturing, Watch: "unavailable"}, "Listening · Not watching"},
+		{Status{Voice: listen.Capturing, Watch: "error", WatchingPaused: true}, "Listening · Watching paused"},
 		{Status{ListeningPaused: true, WatchingPaused: true}, "Paused: not listening or watching"},
-		{Status{Voice: voiceCapturing, Watch: "on", Mail: "Syncing mail 120/500"}, "Listening · Watching · Syncing mail 120/500"},
+		{Status{Voice: listen.Capturing, Watch: "on", Mail: "Syncing mail 120/500"}, "Listening · Watching · Syncing mail 120/500"},
+		{Status{Voice: listen.Capturing, Watch: "on", Failing: "Mail, Email check"}, "Listening · Watching · Mail, Email check: trouble, retrying"},
 	} {
 		if got := tt.st.Line(); got != tt.want {
 			t.Errorf("%+v: %q, want %q", tt.st, got, tt.want)

@@ -13,9 +13,10 @@ import (
 	"time"
 
 	"github.com/spirit-app/spirit/agents/llm/setup"
-	"github.com/spirit-app/spirit/platform/secrets"
 	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/app/settings"
 	"github.com/spirit-app/spirit/platform"
+	"github.com/spirit-app/spirit/platform/secrets"
 	"github.com/spirit-app/spirit/voice/model"
 	"github.com/spirit-app/spirit/voice/whisper"
 )
@@ -157,7 +158,9 @@ func checkSpeech(ctx context.Context, st *store.Store, dataDir string) check {
 	c := check{name: "speech model"}
 	var pref string
 	if st != nil {
-		pref, _, _ = st.Setting(ctx, settingVoiceModel)
+		// A setting that is not valid reads as the default: the best installed.
+		s, _ := settings.Load(ctx, st)
+		pref = s.VoiceModel
 	}
 	path, err := model.Find(dataDir, pref)
 	if err != nil {

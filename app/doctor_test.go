@@ -12,9 +12,9 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/spirit-app/spirit/platform/secrets"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/agents/store/storetest"
+	"github.com/spirit-app/spirit/platform/secrets"
 )
 
 // spiritDB writes a Spirit database with n world-log entries and closes it.

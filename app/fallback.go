@@ -5,10 +5,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/spirit-app/spirit/agents/llm/setup"
 	"github.com/spirit-app/spirit/app/api"
 	"github.com/spirit-app/spirit/voice/intent"
-	"github.com/spirit-app/spirit/voice/intent/llmask"
 )
 
 // notUnderstood answers words addressed to Spirit that nothing could read:
@@ -27,7 +25,7 @@ func (c *Core) understand(ctx context.Context, text string, now time.Time) (in i
 	if in.Kind != intent.None || !intent.WakeLed(text, opts) {
 		return in, false
 	}
-	asker, ok := c.commandAsker(ctx)
+	asker, ok := c.keys.commandAsker(ctx)
 	if !ok {
 		return in, true
 	}
@@ -51,25 +49,4 @@ func notUnderstoodResult(addressed bool) api.SayResult {
 		return api.SayResult{Intent: string(intent.None), Reply: notUnderstood}
 	}
 	return api.SayResult{Intent: string(intent.None), Reply: "Nothing to do."}
-}
-
-// commandAsker returns the configured provider for reading commands, with
-// the triage model (a command is a small question); ok is false when none
-// is set, the supported default.
-func (c *Core) commandAsker(ctx context.Context) (intent.Asker, bool) {
-	s, err := setup.Load(ctx, c.store)
-	if err != nil || !s.Configured() {
-		return nil, false
-	}
-	sec, err := c.secrets()
-	if err != nil {
-		c.log.Warn("command model: no keychain", "err", err)
-		return nil, false
-	}
-	p, err := setup.Provider(ctx, s, sec, c.llmCounters)
-	if err != nil || p == nil {
-		c.log.Warn("command model: provider unusable", "err", err)
-		return nil, false
-	}
-	return llmask.Asker{Provider: p, Model: s.Roles.Triage}, true
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/spirit-app/spirit/agents/mail"
 	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/agents/mail/mbox"
+	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/platform/secrets"
 	"github.com/spirit-app/spirit/screen"
 )
@@ -32,9 +33,9 @@ func TestGlanceWithProviderWordsTheNudge(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
 	t.Setenv("XDG_RUNTIME_DIR", dir)
-	c, st := newTestCore(t, dir)
-	rec := &recorder{}
-	c.SetPresenter(rec)
+	p, st := newTestParts(t, dir)
+	c := p.core
+	rec := record(c)
 
 	ix := index.New(st)
 	a, err := ix.AddAccount(ctx, index.Account{Kind: index.KindMbox, Name: "Dana Whitfield", Address: "dana.whitfield@hartleyross.com"})
@@ -65,9 +66,9 @@ func TestGlanceWithProviderWordsTheNudge(t *testing.T) {
 	}
 
 	sw := screen.Switch{App: "Microsoft Outlook", Title: "RE: SNDA - Brooklyn Gardens - Message (HTML)"}
-	c.switched(ctx, sw)
-	if len(rec.shown) != 1 || !strings.Contains(rec.shown[0].Message, "§4.2(b)") || rec.shown[0].Kind != kindGlance {
-		t.Fatalf("bubble %+v", rec.shown)
+	p.glance.On(ctx, sw)
+	if len(rec.shown()) != 1 || !strings.Contains(rec.shown()[0].Message, "§4.2(b)") || rec.shown()[0].Kind != nudge.KindGlance {
+		t.Fatalf("bubble %+v", rec.shown())
 	}
 	if h := c.Health(ctx); h.Counters["model_calls"] != 1 || h.Subsystems["model_provider"].State != setup.Anthropic {
 		t.Errorf("health counters %v, provider %v", h.Counters, h.Subsystems["model_provider"])
@@ -77,8 +78,8 @@ func TestGlanceWithProviderWordsTheNudge(t *testing.T) {
 		t.Fatalf("provider requests %+v", reqs)
 	}
 	// The same thread again: no second bubble, no model call.
-	c.switched(ctx, sw)
-	if len(rec.shown) != 1 || len(srv.Requests()) != 1 {
-		t.Errorf("second switch: %d bubbles, %d model calls", len(rec.shown), len(srv.Requests()))
+	p.glance.On(ctx, sw)
+	if len(rec.shown()) != 1 || len(srv.Requests()) != 1 {
+		t.Errorf("second switch: %d bubbles, %d model calls", len(rec.shown()), len(srv.Requests()))
 	}
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sort"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/spirit-app/spirit/agents/mail/accounts"
 	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/app/api"
+	"github.com/spirit-app/spirit/app/events"
 )
 
 // mailSyncEvery is how often mail is fetched in the background.
@@ -20,10 +22,12 @@ const mailSyncEvery = 5 * time.Minute
 
 // mailSyncer keeps the local mail index current in the background.
 type mailSyncer struct {
-	core    *Core
-	ix      *index.Index
-	dataDir string
-	now     chan struct{} // "sync now" from Settings
+	ix     *index.Index
+	keys   *providers // the keychain holds each account's sign-in
+	bus    events.Logger
+	record func(ctx context.Context, source, id, text string)
+	log    *slog.Logger
+	now    chan struct{} // "sync now" from Settings
 
 	mu       sync.Mutex
 	progress string // "Syncing mail 120/500", "" when idle
@@ -43,8 +47,9 @@ type skipNote struct {
 	at      time.Time
 }
 
-func newMailSyncer(c *Core, dataDir string) *mailSyncer {
-	return &mailSyncer{core: c, ix: index.New(c.store), dataDir: dataDir,
+func newMailSyncer(ix *index.Index, keys *providers, bus events.Logger,
+	record func(context.Context, string, string, string), log *slog.Logger) *mailSyncer {
+	return &mailSyncer{ix: ix, keys: keys, bus: bus, record: record, log: log,
 		now: make(chan struct{}, 1), lastErr: map[int64]string{}, skipped: map[int64]skipNote{}}
 }
 
@@ -73,19 +78,19 @@ func (m *mailSyncer) set(p string) {
 	m.progress = p
 	m.mu.Unlock()
 	if changed {
-		m.core.voiceChanged() // refreshes the status line
+		m.bus.Log(events.StatusChanged, nil) // the status line shows the progress
 	}
 }
 
-// run syncs every account now and then every mailSyncEvery until ctx ends.
-func (m *mailSyncer) run(ctx context.Context) {
+// Run syncs every account now and then every mailSyncEvery until ctx ends.
+func (m *mailSyncer) Run(ctx context.Context) error {
 	t := time.NewTicker(mailSyncEvery)
 	defer t.Stop()
 	for {
 		m.syncAll(ctx)
 		select {
 		case <-ctx.Done():
-			return
+			return nil
 		case <-t.C:
 		case <-m.now:
 		}
@@ -97,9 +102,9 @@ func (m *mailSyncer) syncAll(ctx context.Context) {
 	if err != nil || len(as) == 0 {
 		return
 	}
-	sec, err := m.core.secrets()
+	sec, err := m.keys.secrets()
 	if err != nil {
-		m.core.log.Error("mail sync: keychain", "err", err)
+		m.log.Error("mail sync: keychain", "err", err)
 		return
 	}
 	defer m.set("")
@@ -114,7 +119,7 @@ func (m *mailSyncer) syncAll(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		conn, err := accounts.Connect(ctx, a, sec, m.core.log)
+		conn, err := accounts.Connect(ctx, a, sec, m.log)
 		var res index.SyncResult
 		if err == nil {
 			res, err = m.ix.SyncAccount(ctx, a.ID, conn, func(done, total int) {
@@ -136,12 +141,15 @@ func (m *mailSyncer) syncAll(ctx context.Context) {
 		}
 		m.mu.Unlock()
 		if err == nil && (res.Applied > 0 || newSkips) {
-			m.core.event(ctx, "mail", fmt.Sprintf("account-%d", a.ID), res.String())
+			m.record(ctx, "mail", fmt.Sprintf("account-%d", a.ID), res.String())
+		}
+		if err == nil {
+			m.bus.Log(events.MailSynced, events.MailSync{Account: a.ID, Applied: res.Applied, Skipped: len(res.Skipped)})
 		}
 		m.mu.Lock()
 		if err != nil && ctx.Err() == nil {
 			m.lastErr[a.ID] = err.Error()
-			m.core.log.Warn("mail sync failed; nothing lost, it runs again later", "account", a.Name, "err", err)
+			m.log.Warn("mail sync failed; nothing lost, it runs again later", "account", a.Name, "err", err)
 		} else {
 			delete(m.lastErr, a.ID)
 		}
@@ -180,11 +188,4 @@ func (m *mailSyncer) health(ctx context.Context, counters map[string]int64) api.
 		return api.Subsystem{State: "error", Detail: strings.Join(parts, "; ")}
 	}
 	return api.Subsystem{State: "ok", Detail: fmt.Sprintf("%d messages in %d threads", st.Messages, st.Threads) + strings.Join(skips, "")}
-}
-
-// mailSync returns the background syncer, or nil before it starts.
-func (c *Core) mailSync() *mailSyncer {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.mail
 }

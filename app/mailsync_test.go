@@ -37,7 +37,7 @@ func TestMailStatusHidesEchoedCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sec, err := c.secrets()
+	sec, err := c.keys.secrets()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,10 +45,7 @@ func TestMailStatusHidesEchoedCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	m := newMailSyncer(c, dir)
-	c.mu.Lock()
-	c.mail = m
-	c.mu.Unlock()
+	m := c.mail
 	m.syncAll(ctx)
 
 	got := c.Health(ctx).Subsystems["mail"]
@@ -95,10 +92,7 @@ func TestMailSyncReportsSkippedMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	m := newMailSyncer(c, dir)
-	c.mu.Lock()
-	c.mail = m
-	c.mu.Unlock()
+	m := c.mail
 	mailEvents := func() []string {
 		t.Helper()
 		es, err := st.RecentEvents(ctx, 50)

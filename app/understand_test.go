@@ -10,9 +10,9 @@ import (
 	"github.com/spirit-app/spirit/agents/llm"
 	"github.com/spirit-app/spirit/agents/llm/scripted"
 	"github.com/spirit-app/spirit/agents/llm/setup"
-	"github.com/spirit-app/spirit/platform/secrets"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app/api"
+	"github.com/spirit-app/spirit/platform/secrets"
 )
 
 // worldLog is every entry of the world log, oldest first.
@@ -43,7 +43,6 @@ func mentions(es []store.Entry, s string) []store.Entry {
 func TestSayLogsOnlyWhatSpiritActedOn(t *testing.T) {
 	ctx := context.Background()
 	c, st := newTestCore(t, t.TempDir())
-	c.SetPresenter(&recorder{})
 
 	for _, text := range []string{
 		"I'll send the Whitaker redline over this afternoon",
@@ -132,7 +131,6 @@ func TestCommandModelFallback(t *testing.T) {
 			t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
 			t.Setenv("XDG_RUNTIME_DIR", dir)
 			c, st := newTestCore(t, dir)
-			c.SetPresenter(&recorder{})
 			srv := scripted.New(t)
 			sec, err := secrets.Open(dir)
 			if err != nil {

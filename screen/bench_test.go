@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spirit-app/spirit/platform/xtest"
 	"github.com/spirit-app/spirit/screen"
-	"github.com/spirit-app/spirit/screen/internal/xtest"
 )
 
 // TestBenchScreen measures the glance's sight on a 1920×1080 Xvfb screen
@@ -37,7 +37,7 @@ func TestBenchScreen(t *testing.T) {
 	if os.Getenv("SPIRIT_BENCH") != "1" {
 		t.Skip("set SPIRIT_BENCH=1 to measure")
 	}
-	d := xtest.Start(t, 1920, 1080)
+	d := xtest.StartDisplay(t, 1920, 1080)
 	disp := openDisplay(t, d)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 	defer cancel()

@@ -22,8 +22,8 @@ import (
 	"time"
 
 	"github.com/spirit-app/spirit/platform"
+	"github.com/spirit-app/spirit/platform/xtest"
 	"github.com/spirit-app/spirit/screen"
-	"github.com/spirit-app/spirit/screen/internal/xtest"
 )
 
 var (
@@ -89,7 +89,7 @@ func noSwitch(t *testing.T, w *screen.Watcher, d time.Duration) {
 }
 
 func TestWatcherReportsEachSwitchOnce(t *testing.T) {
-	d := xtest.Start(t, 1280, 800)
+	d := xtest.StartDisplay(t, 1280, 800)
 	disp := openDisplay(t, d)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
@@ -186,7 +186,7 @@ func waitGoroutines(t *testing.T, want int) {
 }
 
 func TestWatcherStopsWithContext(t *testing.T) {
-	d := xtest.Start(t, 640, 480)
+	d := xtest.StartDisplay(t, 640, 480)
 	disp := openDisplay(t, d)
 	goroutines := runtime.NumGoroutine()
 	ctx, cancel := context.WithCancel(t.Context())
@@ -207,7 +207,7 @@ func TestWatcherStopsWithContext(t *testing.T) {
 // window vanishing at any instant must give error values, never kill the
 // process, and the watcher must still work afterwards.
 func TestWatcherSurvivesClosingWindows(t *testing.T) {
-	d := xtest.Start(t, 1280, 800)
+	d := xtest.StartDisplay(t, 1280, 800)
 	disp := openDisplay(t, d)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
@@ -327,7 +327,7 @@ func (l *lockedBuffer) String() string {
 }
 
 func TestExcludedWindowsAreNeverCaptured(t *testing.T) {
-	d := xtest.Start(t, 1280, 800)
+	d := xtest.StartDisplay(t, 1280, 800)
 	disp := openDisplay(t, d)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
@@ -455,7 +455,7 @@ func TestExcludedWindowsAreNeverCaptured(t *testing.T) {
 func near(a, b color.RGBA) bool { return diff(a, b) <= 3 && a.A == b.A }
 
 func TestCapturePixels(t *testing.T) {
-	d := xtest.Start(t, 1280, 800)
+	d := xtest.StartDisplay(t, 1280, 800)
 	disp := openDisplay(t, d)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
@@ -535,7 +535,7 @@ func diff(a, b color.RGBA) int {
 }
 
 func TestCaptureMonitorOfActiveWindow(t *testing.T) {
-	d := xtest.Start(t, 1280, 800)
+	d := xtest.StartDisplay(t, 1280, 800)
 	if err := d.SplitMonitors(640); err != nil {
 		t.Skipf("this Xvfb cannot simulate two monitors: %v", err)
 	}
@@ -575,7 +575,7 @@ func TestCaptureMonitorOfActiveWindow(t *testing.T) {
 }
 
 func TestCaptureDedup(t *testing.T) {
-	d := xtest.Start(t, 1280, 800)
+	d := xtest.StartDisplay(t, 1280, 800)
 	disp := openDisplay(t, d)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
@@ -648,7 +648,7 @@ func TestCaptureDedup(t *testing.T) {
 // e-mail is blacked out where it shows, not where the e-mail covers it;
 // Spirit's own window is blacked out too.
 func TestCaptureRedactsOnlyVisibleParts(t *testing.T) {
-	d := xtest.Start(t, 1280, 800)
+	d := xtest.StartDisplay(t, 1280, 800)
 	disp := openDisplay(t, d)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
@@ -691,7 +691,7 @@ func TestCaptureRedactsOnlyVisibleParts(t *testing.T) {
 // windows of different apps trade the focus as fast as xdotool can switch
 // them: every snapshot's title, PID and class must be those of its window.
 func TestForegroundSnapshotIsConsistent(t *testing.T) {
-	d := xtest.Start(t, 1280, 800)
+	d := xtest.StartDisplay(t, 1280, 800)
 	disp := openDisplay(t, d)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()

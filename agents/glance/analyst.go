@@ -123,7 +123,7 @@ func judge(ctx context.Context, t index.Thread, in Input) (Decision, error) {
 			break
 		}
 		d.Surface, d.Reason = true, ReasonNeedsReply
-		d.Message = nudge(d.Sender, d.Subject)
+		d.Message = waitingMessage(d.Sender, d.Subject)
 		d.ActionPrompt = fmt.Sprintf("Draft a reply to %s about %s", d.Sender, d.Subject)
 		if ask != "" {
 			d.ActionPrompt += ": " + ask
@@ -169,7 +169,7 @@ var replyPrefixRe = regexp.MustCompile(`^(?i:re|fwd?|aw|wg|sv|tr)\s*(?:\[\d+\])?
 // maxMessage is the most runes a nudge may have.
 const maxMessage = 120
 
-func nudge(sender, subject string) string {
+func waitingMessage(sender, subject string) string {
 	const tail = ". Draft a reply?"
 	head := sender + " is waiting on your reply about "
 	room := maxMessage - utf8.RuneCountInString(head) - utf8.RuneCountInString(tail)

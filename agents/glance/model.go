@@ -11,6 +11,7 @@ import (
 
 	"github.com/spirit-app/spirit/agents/llm"
 	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/mail/mailtools"
 )
 
 // Stages where a model decides.
@@ -33,8 +34,8 @@ const (
 const (
 	toolFinalizeTriage = "finalize_glance_triage"
 	toolFinalize       = "finalize_glance"
-	toolSearchEmail    = "search_email"
-	toolReadThread     = "read_email_thread"
+	toolSearchEmail    = mailtools.SearchEmailName
+	toolReadThread     = mailtools.ReadThreadName
 )
 
 // modelMaxTokens bounds one answer: the models only call tools.

@@ -13,14 +13,6 @@ import (
 	"github.com/spirit-app/spirit/agents/mail/mailtools"
 )
 
-// Limits on what the analyst's tools hand the model.
-const (
-	toolSearchLimit = 10
-	// toolBodyRunes bounds each message body in a thread result, so that
-	// one long thread cannot exhaust the context.
-	toolBodyRunes = 4000
-)
-
 var (
 	// errRefusedTool marks a call to a tool the analyst is not given; the
 	// analyst is read-only by construction and such a call means the
@@ -29,41 +21,47 @@ var (
 	errStepLimit   = errors.New("step limit reached")
 )
 
-const (
-	searchSchema = `{"type":"object","properties":{` +
-		`"query":{"type":"string","description":"free-text words to find in subjects, names and bodies"},` +
-		`"sender":{"type":"string","description":"a name or address of someone who wrote in the thread"},` +
-		`"subject":{"type":"string","description":"a subject as shown on screen"}},` +
-		`"required":["query"]}`
-	readSchema = `{"type":"object","properties":{` +
-		`"conversation_id":{"type":"string","description":"conversation_id from a search_email result"}},` +
-		`"required":["conversation_id"]}`
-	finalizeSchema = `{"type":"object","properties":{` +
-		`"surface":{"type":"boolean","description":"true only if the user clearly owes a reply or action on this thread"},` +
-		`"message":{"type":"string","maxLength":120,"description":"the nudge shown to the user, at most 120 characters"},` +
-		`"action_prompt":{"type":"string","description":"one precise task for the assistant if the user accepts"},` +
-		`"message_id":{"type":"string","description":"message_id of the newest message of the thread"}},` +
-		`"required":["surface"]}`
-)
+const finalizeSchema = `{"type":"object","properties":{` +
+	`"surface":{"type":"boolean","description":"true only if the user clearly owes a reply or action on this thread"},` +
+	`"message":{"type":"string","maxLength":120,"description":"the nudge shown to the user, at most 120 characters"},` +
+	`"action_prompt":{"type":"string","description":"one precise task for the assistant if the user accepts"},` +
+	`"message_id":{"type":"string","description":"message_id of the newest message of the thread"}},` +
+	`"required":["surface"]}`
 
-// analystTools is the analyst's whole tool set: two read-only tools and
-// the output tool. Nothing that writes is ever offered.
-func analystTools() []llm.Tool {
+// analystWording tells the analyst's model of the mail tools: the user's
+// mail, matched to what is on screen.
+var analystWording = mailtools.Wording{
+	Search:         "Search the user's mail index. Read-only.",
+	Query:          "free-text words to find in subjects, names and bodies",
+	Subject:        "a subject as shown on screen",
+	ConversationID: "conversation_id from a search_email result",
+}
+
+// analystMail is the mail the analyst's tools read: strictly, in the
+// user's time zone, and only what the user could have seen, as the code
+// analyst does.
+func analystMail(ix *index.Index, in Input) mailtools.Mail {
+	m := mailtools.Mail{
+		Index:   ix,
+		Seen:    func(msgs []index.ThreadMessage) []index.ThreadMessage { return seen(msgs, in) },
+		IsMe:    func(email string) bool { return isMe(email, in.Me) },
+		Strict:  true,
+		Wording: analystWording,
+	}
+	if !in.Now.IsZero() {
+		m.Clock.Loc = in.Now.Location()
+	}
+	return m
+}
+
+// analystTools is the analyst's whole tool set: the two read-only mail
+// tools and the output tool. Nothing that writes is ever offered.
+func analystTools(mail mailtools.Mail) []llm.Tool {
 	return []llm.Tool{
-		{Name: toolSearchEmail, Description: "Search the user's mail index. Read-only.", Schema: json.RawMessage(searchSchema)},
-		{Name: toolReadThread, Description: "Read one email thread, oldest message first. Read-only.", Schema: json.RawMessage(readSchema)},
+		mailtools.SearchEmail{Mail: mail}.Tool(),
+		mailtools.ReadThread{Mail: mail}.Tool(),
 		{Name: toolFinalize, Description: "Give the verdict. Call exactly once, last.", Schema: json.RawMessage(finalizeSchema)},
 	}
-}
-
-type searchArgs struct {
-	Query   string `json:"query"`
-	Sender  string `json:"sender"`
-	Subject string `json:"subject"`
-}
-
-type readArgs struct {
-	ConversationID json.RawMessage `json:"conversation_id"`
 }
 
 type finalizeArgs struct {
@@ -94,7 +92,8 @@ func runAnalyst(ctx context.Context, ix *index.Index, in Input, m Models, code D
 	d.Surface, d.Message, d.ActionPrompt = false, "", ""
 	d.Stage = StageAnalystModel
 	msgs := []llm.Message{{Role: llm.RoleUser, Text: analystTask(code)}}
-	tools := analystTools()
+	mail := analystMail(ix, in)
+	tools := analystTools(mail)
 	for range m.maxSteps() {
 		resp, err := m.Analyst.Complete(ctx, llm.Request{
 			System: analystPrompt(in), Messages: msgs, Tools: tools,
@@ -121,7 +120,7 @@ func runAnalyst(ctx context.Context, ix *index.Index, in Input, m Models, code D
 			if c.Name == toolFinalize {
 				return finalize(d, code, c.Input)
 			}
-			content, err := runTool(ctx, ix, in, c)
+			content, err := runTool(ctx, mail, c)
 			if err != nil {
 				return d, fmt.Errorf("%s: %w", c.Name, err)
 			}
@@ -176,41 +175,12 @@ Finish with finalize_glance. To surface: message at most 120 characters naming t
 		in.MeName, strings.Join(in.Me, ", "), nowText(in))
 }
 
-// runTool runs one read-only tool and returns its JSON result. Malformed
-// input is an error, not a hint to the model: the analyst has no room
-// for a confused model.
-func runTool(ctx context.Context, ix *index.Index, in Input, c llm.ToolCall) (string, error) {
-	clock := mailtools.Clock{}
-	if !in.Now.IsZero() {
-		clock.Loc = in.Now.Location()
-	}
-	switch c.Name {
-	case toolSearchEmail:
-		var a searchArgs
-		if err := strictUnmarshal(c.Input, &a); err != nil {
-			return "", err
-		}
-		hits, err := ix.SearchEmail(ctx, index.SearchQuery{Query: a.Query, Sender: a.Sender, Subject: a.Subject, Limit: toolSearchLimit})
-		if err != nil {
-			return "", fmt.Errorf("search: %w", err)
-		}
-		return mailtools.JSON(mailtools.Hits(hits, clock))
-	case toolReadThread:
-		var a readArgs
-		if err := strictUnmarshal(c.Input, &a); err != nil {
-			return "", err
-		}
-		id, err := mailtools.ConversationID(a.ConversationID)
-		if err != nil {
-			return "", err
-		}
-		t, err := ix.ReadEmailThread(ctx, id)
-		if err != nil {
-			return "", fmt.Errorf("read thread %d: %w", id, err)
-		}
-		// The model sees what the user could have seen, as the code does.
-		return mailtools.JSON(mailtools.ThreadOf(t, seen(t.Messages, in), clock, toolBodyRunes,
-			func(email string) bool { return isMe(email, in.Me) }))
+// runTool runs one read-only mail tool and returns its JSON result.
+// Malformed input is an error, not a hint to the model: the analyst has
+// no room for a confused model.
+func runTool(ctx context.Context, mail mailtools.Mail, c llm.ToolCall) (string, error) {
+	if t, ok := mail.Find(c.Name); ok {
+		return t.Run(ctx, c.Input)
 	}
 	return "", fmt.Errorf("%w %q", errRefusedTool, c.Name)
 }

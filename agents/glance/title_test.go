@@ -82,7 +82,7 @@ func TestFindAsk(t *testing.T) {
 }
 
 func TestNudgeLength(t *testing.T) {
-	m := nudge("Someone With A Long Name", "A very long subject line that goes on and on about the purchase and sale agreement and its schedules")
+	m := waitingMessage("Someone With A Long Name", "A very long subject line that goes on and on about the purchase and sale agreement and its schedules")
 	if n := len([]rune(m)); n > maxMessage {
 		t.Errorf("nudge is %d runes: %q", n, m)
 	}

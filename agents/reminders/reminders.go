@@ -19,11 +19,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
 )
-
-// NudgeKind is the kind of every nudge a reminder raises.
-const NudgeKind = "reminder"
 
 // DefaultSnooze is how long Snooze puts a reminder off when given no time.
 const DefaultSnooze = 10 * time.Minute
@@ -249,7 +247,7 @@ func (s *Scheduler) fire(ctx context.Context, r store.Reminder, started time.Tim
 	when := timeliness(*r.Due, now, started)
 	missed := when != onTime
 	msg := firingMessage(r, now, when)
-	fr, n, err := s.st.FireReminder(ctx, r.ID, now, store.Nudge{Kind: NudgeKind, Message: msg})
+	fr, n, err := s.st.FireReminder(ctx, r.ID, now, store.Nudge{Kind: nudge.KindReminder, Message: msg})
 	switch {
 	case errors.Is(err, store.ErrNotDue), errors.Is(err, store.ErrNotFound):
 		s.log.DebugContext(ctx, "reminders: not fired, it changed or fired elsewhere", "reminder", r.ID, "err", err)

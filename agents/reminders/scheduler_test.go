@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
 )
 
@@ -57,8 +58,12 @@ func TestFiresAtDueTime(t *testing.T) {
 	if len(f) != 1 {
 		t.Fatalf("%d firings at the due time", len(f))
 	}
-	if f[0].missed || f[0].n.Message != "Reminder: call Marcy Howard" || f[0].n.Kind != NudgeKind || f[0].r.ID != r.ID {
+	if f[0].missed || f[0].n.Message != "Reminder: call Marcy Howard" || f[0].n.Kind != nudge.KindReminder || f[0].r.ID != r.ID {
 		t.Fatalf("firing %+v", f[0])
+	}
+	// The store writes the subject; package nudge reads it back.
+	if id, ok := nudge.ReminderID(f[0].n.Subject); !ok || id != r.ID || f[0].n.Subject != nudge.ReminderSubject(r.ID) {
+		t.Fatalf("firing's subject %q", f[0].n.Subject)
 	}
 	got := mustReminder(t, st, r.ID)
 	if got.State != store.ReminderFired || got.NudgeID != f[0].n.ID || !got.FiredAt.Equal(due) {

@@ -125,7 +125,7 @@ type Nudge struct {
 	Kind         string    `json:"kind"` // glance, reminder, question, approval, help, info
 	Message      string    `json:"message"`
 	ActionPrompt string    `json:"action_prompt,omitempty"`
-	Subject      string    `json:"subject,omitempty"` // what it is about, e.g. "reminder:12"
+	Subject      string    `json:"subject,omitempty"` // what it is about, e.g. "reminder-12" (see package nudge)
 	// Detail is what the bubble shows beyond the message, as JSON by kind:
 	// a question's options, an approval's exact action.
 	Detail  string     `json:"detail,omitempty"`

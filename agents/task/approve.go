@@ -15,6 +15,7 @@ import (
 	"github.com/spirit-app/spirit/agents/mail"
 	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/agents/mail/mailtools"
+	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
 )
 
@@ -200,9 +201,9 @@ func (r *Runner) pause(ctx context.Context, t *Task, c llm.ToolCall, done []llm.
 				opts = append(opts, o)
 			}
 		}
-		detail, _ := json.Marshal(map[string]any{"options": opts})
-		n = store.Nudge{Kind: KindQuestion, Message: trim(a.Question, 240), ActionPrompt: t.Prompt,
-			Subject: subjectFor(t.Session), Detail: string(detail)}
+		detail, _ := nudge.Detail(nudge.Question{Options: opts})
+		n = store.Nudge{Kind: nudge.KindQuestion, Message: trim(a.Question, 240), ActionPrompt: t.Prompt,
+			Subject: nudge.TaskSubject(t.Session), Detail: detail}
 		logLine = "question: " + a.Question
 		if len(opts) > 0 {
 			logLine += " [" + strings.Join(opts, " | ") + "]"
@@ -257,31 +258,23 @@ func (r *Runner) pause(ctx context.Context, t *Task, c llm.ToolCall, done []llm.
 }
 
 // ApprovalDetail is what an approval nudge shows: the action in full.
-type ApprovalDetail struct {
-	Tool   string  `json:"tool"`
-	Title  string  `json:"title"`
-	Fields []Field `json:"fields"`
-	Body   string  `json:"body"`
-}
-
-// Field is one labelled line of an approval.
-type Field struct {
-	Label string `json:"label"`
-	Value string `json:"value"`
-}
+//
+// Deprecated: use nudge.Approval. This alias remains only until app/ uses
+// package nudge.
+type ApprovalDetail = nudge.Approval
 
 func approvalNudge(t *Task, act draftAction) store.Nudge {
 	title, msg := "New email draft", "Save this email in Drafts?"
 	if act.InReplyTo != "" {
 		title, msg = "Draft reply", "Save this reply in Drafts?"
 	}
-	d := ApprovalDetail{Tool: toolCreateDraft, Title: title, Body: act.Body, Fields: []Field{
+	d := nudge.Approval{Tool: toolCreateDraft, Title: title, Body: act.Body, Fields: []nudge.Field{
 		{Label: "To", Value: strings.Join(act.To, ", ")},
 		{Label: "Cc", Value: strings.Join(act.Cc, ", ")},
 		{Label: "Subject", Value: act.Subject},
 	}}
-	detail, _ := json.Marshal(d)
-	return store.Nudge{Kind: KindApproval, Message: msg, ActionPrompt: t.Prompt, Subject: subjectFor(t.Session), Detail: string(detail)}
+	detail, _ := nudge.Detail(d)
+	return store.Nudge{Kind: nudge.KindApproval, Message: msg, ActionPrompt: t.Prompt, Subject: nudge.TaskSubject(t.Session), Detail: detail}
 }
 
 // answerApproval records the lawyer's decision on the pending approval
@@ -299,14 +292,14 @@ func (r *Runner) answerApproval(ctx context.Context, tx *sql.Tx, t *Task, choice
 	}
 	var result, line string
 	switch {
-	case choice == "accept" && text == "":
+	case choice == nudge.Accept && text == "":
 		if err := decide("approved", args); err != nil {
 			return err
 		}
 		t.State.Declined = false
 		result = "Approved. Now call create_draft with exactly these arguments: " + approvedArgs(args)
 		line = "approved by the lawyer"
-	case choice == "edit" && text != "":
+	case choice == nudge.Edit && text != "":
 		var act draftAction
 		if err := json.Unmarshal([]byte(args), &act); err != nil {
 			return fmt.Errorf("approval %d: %w", id, err)
@@ -318,7 +311,7 @@ func (r *Runner) answerApproval(ctx context.Context, tx *sql.Tx, t *Task, choice
 		t.State.Declined = false
 		result = "Approved with the lawyer's edits to the body. Now call create_draft with exactly these arguments: " + approvedArgs(act.canonical())
 		line = "approved by the lawyer with an edited body"
-	case choice == "accept" || choice == "edit":
+	case choice == nudge.Accept || choice == nudge.Edit:
 		// Typed words are a change request, not a yes.
 		if err := decide("denied", args); err != nil {
 			return err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spirit-app/spirit/agents/llm"
 	"github.com/spirit-app/spirit/agents/llm/scripted"
+	"github.com/spirit-app/spirit/agents/nudge"
 )
 
 // TestBenchAgents prints `BENCH accept_to_tool_ms` (from starting an
@@ -62,16 +63,16 @@ func TestBenchAgents(t *testing.T) {
 		}
 		at := <-first
 		lat = append(lat, float64(at.Sub(start)-tp.Take())/float64(time.Millisecond))
-		n := e.l.next(t, KindApproval)
+		n := e.l.next(t, nudge.KindApproval)
 		e.srv.Push(
 			scripted.ToolCalls(call("c4", toolCreateDraft, args)),
 			scripted.ToolCalls(call("c5", toolFinish, map[string]any{"summary": "Reply saved in Drafts"})),
 		)
-		if err := e.r.Answer(t.Context(), n, "accept", ""); err != nil {
+		if err := e.r.Answer(t.Context(), n, nudge.Accept, ""); err != nil {
 			t.Fatal(err)
 		}
 		waitPhase(t, e.st, tk.Session, PhaseFinished)
-		e.l.next(t, KindResult)
+		e.l.next(t, nudge.KindResult)
 		es, err := e.st.SessionEntries(t.Context(), tk.Session, 0)
 		if err != nil {
 			t.Fatal(err)

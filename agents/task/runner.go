@@ -14,6 +14,7 @@ import (
 	"github.com/spirit-app/spirit/agents/llm"
 	"github.com/spirit-app/spirit/agents/mail"
 	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
 )
 
@@ -478,9 +479,9 @@ func (r *Runner) fail(ctx context.Context, session, why string) {
 // helpNudgeTx raises the "Need help" nudge for a failed agent and makes
 // the agent wait on it.
 func (r *Runner) helpNudgeTx(ctx context.Context, tx *sql.Tx, t *Task, why string) (store.Nudge, error) {
-	n, err := r.opt.Store.CreateNudgeTx(ctx, tx, store.Nudge{Kind: KindHelp,
+	n, err := r.opt.Store.CreateNudgeTx(ctx, tx, store.Nudge{Kind: nudge.KindHelp,
 		Message:      trim(fmt.Sprintf("I couldn't finish “%s”: %s", trim(t.Prompt, 80), why), 240),
-		ActionPrompt: t.Prompt, Subject: subjectFor(t.Session)})
+		ActionPrompt: t.Prompt, Subject: nudge.TaskSubject(t.Session)})
 	if err != nil {
 		return store.Nudge{}, err
 	}
@@ -507,13 +508,16 @@ func (r *Runner) stopRun(session string) {
 	}
 }
 
-// Nudge kinds the agents raise.
+// Nudge kinds the agents raise: question, approval, help, result and info
+// (notify_user), all defined in package nudge.
+//
+// Deprecated: use nudge.KindQuestion and the others. These aliases remain
+// only until app/ and tools.go use package nudge.
 const (
-	KindQuestion = "question"
-	KindApproval = "approval"
-	KindHelp     = "help"
-	KindResult   = "result"
-	KindNotice   = "info"
+	KindQuestion = nudge.KindQuestion
+	KindApproval = nudge.KindApproval
+	KindHelp     = nudge.KindHelp
+	KindResult   = nudge.KindResult
 )
 
 // Cancel stops an agent: its run ends, its open question or approval is
@@ -544,12 +548,13 @@ func (r *Runner) Cancel(ctx context.Context, session, by string) (Task, error) {
 }
 
 // Answer hands the lawyer's answer to the agent waiting on nudge n and
-// queues it to go on. choice is "accept", "dismiss", "edit" (an approval
-// with an edited body in text) or "answer:<option>" (a question); text is
-// what the lawyer typed.
+// queues it to go on. choice is nudge.Accept, nudge.Dismiss, nudge.Edit (an
+// approval with an edited body in text) or a nudge.AnswerChoice (a
+// question); text is what the lawyer typed. It is a nudge.Responder for
+// the kinds question, approval and help.
 func (r *Runner) Answer(ctx context.Context, n store.Nudge, choice, text string) error {
-	session := SessionOf(n)
-	if session == "" {
+	session, ok := nudge.TaskSession(n.Subject)
+	if !ok {
 		return fmt.Errorf("nudge %d belongs to no agent: %w", n.ID, ErrNotFound)
 	}
 	text = strings.TrimSpace(text)
@@ -560,12 +565,12 @@ func (r *Runner) Answer(ctx context.Context, n store.Nudge, choice, text string)
 		}
 		t.Waiting = 0
 		switch n.Kind {
-		case KindQuestion:
+		case nudge.KindQuestion:
 			return r.answerQuestion(ctx, tx, t, choice, text)
-		case KindApproval:
+		case nudge.KindApproval:
 			return r.answerApproval(ctx, tx, t, choice, text)
-		case KindHelp:
-			if choice == "dismiss" {
+		case nudge.KindHelp:
+			if choice == nudge.Dismiss {
 				t.Phase = PhaseCancelled
 				closed = true
 				_, err := r.opt.Store.AppendAgentTx(ctx, tx, store.AgentRecord{Status: store.StatusFailed, Session: session,
@@ -598,13 +603,14 @@ func (r *Runner) Answer(ctx context.Context, n store.Nudge, choice, text string)
 
 func (r *Runner) answerQuestion(ctx context.Context, tx *sql.Tx, t *Task, choice, text string) error {
 	var answer string
+	option, isOption := nudge.AnswerOption(choice)
 	switch {
-	case strings.HasPrefix(choice, "answer:"):
-		answer = strings.TrimSpace(strings.TrimPrefix(choice, "answer:"))
+	case isOption:
+		answer = option
 		if text != "" {
 			answer += " — " + text
 		}
-	case choice == "dismiss":
+	case choice == nudge.Dismiss:
 		answer = ""
 	default:
 		answer = text

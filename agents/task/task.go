@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/spirit-app/spirit/agents/llm"
+	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
 )
 
@@ -223,19 +224,14 @@ func List(ctx context.Context, st *store.Store, limit int, phases ...Phase) ([]T
 	return out, nil
 }
 
-// SessionOf returns the agent session a nudge belongs to ("agent:<session>"
-// subjects), or "".
+// SessionOf returns the agent session a nudge belongs to, or "".
+//
+// Deprecated: use nudge.TaskSession(n.Subject). This remains only until
+// app/ uses package nudge.
 func SessionOf(n store.Nudge) string {
-	s, ok := strings.CutPrefix(n.Subject, subjectPrefix)
-	if !ok {
-		return ""
-	}
+	s, _ := nudge.TaskSession(n.Subject)
 	return s
 }
-
-const subjectPrefix = "agent:"
-
-func subjectFor(session string) string { return subjectPrefix + session }
 
 // saveTx writes t's mutable columns.
 func saveTx(ctx context.Context, tx *sql.Tx, t Task, now time.Time) error {

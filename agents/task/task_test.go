@@ -21,6 +21,7 @@ import (
 	"github.com/spirit-app/spirit/agents/mail/imap"
 	"github.com/spirit-app/spirit/agents/mail/imap/imaptest"
 	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
 )
 
@@ -223,8 +224,8 @@ func TestAcceptApproveDraftsIntoIMAP(t *testing.T) {
 			if tk.Context.Check != CheckDraft {
 				t.Fatalf("a drafting task should be checked in code, got %+v", tk.Context)
 			}
-			n := e.l.next(t, KindApproval)
-			var d ApprovalDetail
+			n := e.l.next(t, nudge.KindApproval)
+			var d nudge.Approval
 			if err := json.Unmarshal([]byte(n.Detail), &d); err != nil {
 				t.Fatalf("approval detail %q: %v", n.Detail, err)
 			}
@@ -244,14 +245,14 @@ func TestAcceptApproveDraftsIntoIMAP(t *testing.T) {
 				scripted.ToolCalls(call("c5", toolCreateDraft, args)),
 				scripted.ToolCalls(call("c6", toolFinish, map[string]any{"summary": "Reply to Marcy saved in Drafts", "result": "Draft saved."})),
 			)
-			if err := e.r.Answer(t.Context(), n, "accept", ""); err != nil {
+			if err := e.r.Answer(t.Context(), n, nudge.Accept, ""); err != nil {
 				t.Fatal(err)
 			}
 			done := waitPhase(t, e.st, tk.Session, PhaseFinished)
 			if done.Status != store.StatusVerified {
 				t.Fatalf("status %s, want verified", done.Status)
 			}
-			res := e.l.next(t, KindResult)
+			res := e.l.next(t, nudge.KindResult)
 			if !strings.Contains(res.Message, "Drafts") {
 				t.Errorf("result nudge %q", res.Message)
 			}
@@ -313,16 +314,16 @@ func TestDenyFinishesHonestlyWithoutDraft(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := e.l.next(t, KindApproval)
+	n := e.l.next(t, nudge.KindApproval)
 	e.srv.Push(scripted.ToolCalls(call("c2", toolFinish, map[string]any{"summary": "Not drafted: you declined the reply to Marcy"})))
-	if err := e.r.Answer(t.Context(), n, "dismiss", ""); err != nil {
+	if err := e.r.Answer(t.Context(), n, nudge.Dismiss, ""); err != nil {
 		t.Fatal(err)
 	}
 	done := waitPhase(t, e.st, tk.Session, PhaseFinished)
 	if done.Status != store.StatusVerified || !done.State.Declined {
 		t.Fatalf("status %s declined %v", done.Status, done.State.Declined)
 	}
-	if got := e.l.next(t, KindResult).Message; !strings.Contains(got, "Not drafted") {
+	if got := e.l.next(t, nudge.KindResult).Message; !strings.Contains(got, "Not drafted") {
 		t.Errorf("result %q", got)
 	}
 	if d := e.imap.Messages(t, "Drafts"); len(d) != 0 {
@@ -349,7 +350,7 @@ func TestWriteWithoutApprovalIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n := e.l.next(t, KindApproval)
+	n := e.l.next(t, nudge.KindApproval)
 	reqs := e.srv.Requests()
 	msgs := reqs[len(reqs)-1].Messages
 	tr := msgs[len(msgs)-1].ToolResults
@@ -368,10 +369,10 @@ func TestWriteWithoutApprovalIsRefused(t *testing.T) {
 		scripted.ToolCalls(call("c6", toolFinish, map[string]any{"summary": "stopped"})),
 		scripted.ToolCalls(call("c7", toolFinish, map[string]any{"summary": "stopped"})),
 	)
-	if err := e.r.Answer(t.Context(), n, "accept", ""); err != nil {
+	if err := e.r.Answer(t.Context(), n, nudge.Accept, ""); err != nil {
 		t.Fatal(err)
 	}
-	help := e.l.next(t, KindHelp)
+	help := e.l.next(t, nudge.KindHelp)
 	if !strings.Contains(help.Message, "No draft was saved") {
 		t.Errorf("help nudge %q", help.Message)
 	}
@@ -404,13 +405,13 @@ func TestEditedApprovalSavesTheEditedBody(t *testing.T) {
 		scripted.ToolCalls(call("c1", toolRequestApproval, map[string]any{"action": "create_draft", "args": e.draftReply(replyBody)})),
 	)
 	tk, _ := e.r.Start(t.Context(), NewTask{Prompt: "Draft a reply to Marcy about the SNDA"})
-	n := e.l.next(t, KindApproval)
+	n := e.l.next(t, nudge.KindApproval)
 	edited := "Marcy,\n\nAgreed on 4.2(b).\n\nNadia"
 	e.srv.Push(
 		scripted.ToolCalls(call("c2", toolCreateDraft, e.draftReply(edited))),
 		scripted.ToolCalls(call("c3", toolFinish, map[string]any{"summary": "Edited reply saved"})),
 	)
-	if err := e.r.Answer(t.Context(), n, "edit", edited); err != nil {
+	if err := e.r.Answer(t.Context(), n, nudge.Edit, edited); err != nil {
 		t.Fatal(err)
 	}
 	waitPhase(t, e.st, tk.Session, PhaseFinished)
@@ -430,7 +431,7 @@ func TestAskUserSurvivesRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := e.l.next(t, KindQuestion)
+	q := e.l.next(t, nudge.KindQuestion)
 	var det struct{ Options []string }
 	if err := json.Unmarshal([]byte(q.Detail), &det); err != nil || len(det.Options) != 2 {
 		t.Fatalf("question detail %q", q.Detail)
@@ -453,7 +454,7 @@ func TestAskUserSurvivesRestart(t *testing.T) {
 
 	e.srv.Push(scripted.ToolCalls(call("f1", toolFinish, map[string]any{"summary": "Noted the SNDA deadline"})),
 		scripted.ToolCalls(call("v1", toolVerdict, map[string]any{"verdict": "verified"})))
-	if err := e.r.Answer(t.Context(), q, "answer:SNDA", ""); err != nil {
+	if err := e.r.Answer(t.Context(), q, nudge.AnswerChoice("SNDA"), ""); err != nil {
 		t.Fatal(err)
 	}
 	done := waitPhase(t, st, tk.Session, PhaseFinished)
@@ -496,7 +497,7 @@ func TestVerifierRetryThenFailedThenHelp(t *testing.T) {
 	e.srv.Push(finish("f1"), verdict("retry", "still no renewal option"),
 		finish("f2"), verdict("retry", "renewal option missing"),
 		finish("f3"), verdict("retry", "renewal option missing again"))
-	help := e.l.next(t, KindHelp)
+	help := e.l.next(t, nudge.KindHelp)
 	failed := waitPhase(t, e.st, tk.Session, PhaseFailed)
 	if failed.Status != store.StatusFailed || failed.Attempts != MaxRetries {
 		t.Fatalf("status %s attempts %d", failed.Status, failed.Attempts)
@@ -513,7 +514,7 @@ func TestVerifierRetryThenFailedThenHelp(t *testing.T) {
 	}
 	// The lawyer helps; the agent retries with their words and passes.
 	e.srv.Push(finish("f4"), verdict("verified", ""))
-	if err := e.r.Answer(t.Context(), help, "accept", "The renewal option is in §12; include it"); err != nil {
+	if err := e.r.Answer(t.Context(), help, nudge.Accept, "The renewal option is in §12; include it"); err != nil {
 		t.Fatal(err)
 	}
 	done := waitPhase(t, e.st, tk.Session, PhaseFinished)
@@ -581,7 +582,7 @@ func TestCancelWithdrawsQuestion(t *testing.T) {
 	e := newEnv(t, "openai")
 	e.srv.Push(plan("Ask"), scripted.ToolCalls(call("q", toolAskUser, map[string]any{"question": "Which matter?"})))
 	tk, _ := e.r.Start(t.Context(), NewTask{Prompt: "File the memo"})
-	q := e.l.next(t, KindQuestion)
+	q := e.l.next(t, nudge.KindQuestion)
 	waitPhase(t, e.st, tk.Session, PhaseWaiting)
 	got, err := e.r.Cancel(t.Context(), tk.Session, "the lawyer")
 	if err != nil {
@@ -594,7 +595,7 @@ func TestCancelWithdrawsQuestion(t *testing.T) {
 	if err != nil || n.State != store.NudgeExpired {
 		t.Fatalf("question nudge %v %v", n.State, err)
 	}
-	if err := e.r.Answer(t.Context(), q, "answer:x", ""); !errors.Is(err, ErrClosed) {
+	if err := e.r.Answer(t.Context(), q, nudge.AnswerChoice("x"), ""); !errors.Is(err, ErrClosed) {
 		t.Fatalf("answer after cancel: %v", err)
 	}
 	if _, err := e.r.Cancel(t.Context(), tk.Session, "x"); !errors.Is(err, ErrClosed) {
@@ -658,7 +659,7 @@ func TestKeeperRules(t *testing.T) {
 	// 4. Waiting on a question for a day: failed.
 	waiting := mk("waiting")
 	st.AppendAgent(ctx, store.AgentRecord{Status: store.StatusActive, Session: waiting, Text: "asked"})
-	q, _ := st.CreateNudge(ctx, store.Nudge{Kind: KindQuestion, Message: "Which?", Subject: subjectFor(waiting)})
+	q, _ := st.CreateNudge(ctx, store.Nudge{Kind: nudge.KindQuestion, Message: "Which?", Subject: nudge.TaskSubject(waiting)})
 	setPhase(t, st, waiting, PhaseWaiting, q.ID)
 
 	rep, err := r.Keep(ctx, *clock)
@@ -765,7 +766,7 @@ func TestRejectedKeyFailsAtOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	help := e.l.next(t, KindHelp)
+	help := e.l.next(t, nudge.KindHelp)
 	failed := waitPhase(t, e.st, tk.Session, PhaseFailed)
 	if failed.Runs != 1 || !strings.Contains(help.Message, "API key") {
 		t.Fatalf("runs %d, help %q", failed.Runs, help.Message)

@@ -10,16 +10,16 @@ import (
 	"time"
 
 	"github.com/spirit-app/spirit/agents/llm"
-	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/agents/mail/mailtools"
+	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
 )
 
 // Tool names. Write tools change something outside Spirit and run only
 // against a recorded approval.
 const (
-	toolSearchEmail     = "search_email"
-	toolReadThread      = "read_email_thread"
+	toolSearchEmail     = mailtools.SearchEmailName
+	toolReadThread      = mailtools.ReadThreadName
 	toolCreateDraft     = "create_draft"
 	toolCreateReminder  = "create_reminder"
 	toolListReminders   = "list_reminders"
@@ -38,10 +38,8 @@ var writeTools = map[string]bool{toolCreateDraft: true}
 func IsWriteTool(name string) bool { return writeTools[name] }
 
 const (
-	maxBodyRunes   = 4000 // per message in a thread result
-	maxLogRunes    = 240  // per tool input/output in the world log
-	maxNotices     = 3    // notify_user calls per task
-	maxSearchLimit = 10
+	maxLogRunes = 240 // per tool input/output in the world log
+	maxNotices  = 3   // notify_user calls per task
 )
 
 func schema(s string) json.RawMessage { return json.RawMessage(s) }
@@ -53,12 +51,9 @@ func agentTools() []llm.Tool {
 		`"subject":{"type":"string","description":"for a reply, defaults to Re: and the thread's subject"},` +
 		`"body":{"type":"string","description":"the full text of the email, signed as the lawyer"}`
 	return []llm.Tool{
-		{Name: toolSearchEmail, Description: "Search the lawyer's mail. Read-only.", Schema: schema(`{"type":"object","properties":{` +
-			`"query":{"type":"string","description":"words to find in subjects, names and bodies"},` +
-			`"sender":{"type":"string","description":"a name or address of someone who wrote in the thread"},` +
-			`"subject":{"type":"string"}},"required":["query"]}`)},
-		{Name: toolReadThread, Description: "Read one email thread, oldest message first. Read-only.", Schema: schema(`{"type":"object","properties":{` +
-			`"conversation_id":{"type":"string","description":"conversation_id from search_email"}},"required":["conversation_id"]}`)},
+		// The mail tools' definitions need no index.
+		mailtools.SearchEmail{}.Tool(),
+		mailtools.ReadThread{}.Tool(),
 		{Name: toolCreateDraft, Description: "Save an email draft in the lawyer's Drafts folder (never sends). Changes the mailbox: " +
 			"only after request_approval for exactly these arguments was approved.", Schema: schema(`{"type":"object","properties":{` + draftProps + `},"required":["body"]}`)},
 		{Name: toolCreateReminder, Description: "Create a reminder for the lawyer.", Schema: schema(`{"type":"object","properties":{` +
@@ -124,31 +119,9 @@ var errRefused = errors.New("refused")
 func (r *Runner) tool(ctx context.Context, t *Task, c llm.ToolCall) (string, error) {
 	switch c.Name {
 	case toolSearchEmail:
-		var a struct{ Query, Sender, Subject string }
-		if err := json.Unmarshal(c.Input, &a); err != nil {
-			return "", fmt.Errorf("bad input: %w", err)
-		}
-		hits, err := r.opt.Index.SearchEmail(ctx, index.SearchQuery{Query: a.Query, Sender: a.Sender, Subject: a.Subject, Limit: maxSearchLimit})
-		if err != nil {
-			return "", fmt.Errorf("search failed: %w", err)
-		}
-		return mailtools.JSON(mailtools.Hits(hits, r.clock()))
+		return mailtools.SearchEmail{Mail: r.mail()}.Run(ctx, c.Input)
 	case toolReadThread:
-		var a struct {
-			ConversationID json.RawMessage `json:"conversation_id"`
-		}
-		if err := json.Unmarshal(c.Input, &a); err != nil {
-			return "", fmt.Errorf("bad input: %w", err)
-		}
-		id, err := mailtools.ConversationID(a.ConversationID)
-		if err != nil {
-			return "", err
-		}
-		th, err := r.opt.Index.ReadEmailThread(ctx, id)
-		if err != nil {
-			return "", fmt.Errorf("no such thread %d", id)
-		}
-		return mailtools.JSON(mailtools.ThreadOf(th, th.Messages, r.clock(), maxBodyRunes, nil))
+		return mailtools.ReadThread{Mail: r.mail()}.Run(ctx, c.Input)
 	case toolCreateDraft:
 		return r.createDraft(ctx, t, c.Input)
 	case toolCreateReminder:
@@ -186,7 +159,7 @@ func (r *Runner) tool(ctx context.Context, t *Task, c llm.ToolCall) (string, err
 		var n store.Nudge
 		err := r.opt.Store.Tx(ctx, func(tx *sql.Tx) error {
 			var err error
-			n, err = r.opt.Store.CreateNudgeTx(ctx, tx, store.Nudge{Kind: KindNotice, Message: trim(a.Message, 200), Subject: subjectFor(t.Session)})
+			n, err = r.opt.Store.CreateNudgeTx(ctx, tx, store.Nudge{Kind: nudge.KindInfo, Message: trim(a.Message, 200), Subject: nudge.TaskSubject(t.Session)})
 			return err
 		})
 		if err != nil {
@@ -240,6 +213,12 @@ func (r *Runner) createReminder(ctx context.Context, raw json.RawMessage) (strin
 		return "", fmt.Errorf("could not create it: %w", err)
 	}
 	return fmt.Sprintf("reminder %d set for %s", rm.ID, r.local(due)), nil
+}
+
+// mail is the mail the task agents' mail tools read: every message of a
+// thread, with dates in the lawyer's time zone and the default limits.
+func (r *Runner) mail() mailtools.Mail {
+	return mailtools.Mail{Index: r.opt.Index, Clock: r.clock()}
 }
 
 func (r *Runner) clock() mailtools.Clock { return mailtools.Clock{Loc: r.opt.Now().Location()} }

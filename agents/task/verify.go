@@ -9,6 +9,7 @@ import (
 
 	"github.com/spirit-app/spirit/agents/llm"
 	"github.com/spirit-app/spirit/agents/mail/mailtools"
+	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
 )
 
@@ -130,7 +131,7 @@ func (r *Runner) verify(ctx context.Context, t Task) {
 				msg = "Done: " + trim(t.Prompt, 100)
 			}
 			var err error
-			n, err = r.opt.Store.CreateNudgeTx(ctx, tx, store.Nudge{Kind: KindResult, Message: trim(msg, 240), Subject: subjectFor(t.Session)})
+			n, err = r.opt.Store.CreateNudgeTx(ctx, tx, store.Nudge{Kind: nudge.KindResult, Message: trim(msg, 240), Subject: nudge.TaskSubject(t.Session)})
 			return err
 		})
 		if err == nil && r.opt.Listener != nil {

@@ -12,8 +12,6 @@ package api
 import (
 	"context"
 	"errors"
-
-	"github.com/spirit-app/spirit/agents/store"
 )
 
 // InfoFile is the name of the discovery file Start writes in the data dir.
@@ -54,16 +52,16 @@ type Backend interface {
 	// Health reports uptime, subsystem states and counters.
 	Health(ctx context.Context) Health
 	// World returns up to limit world-log entries with ID > since, oldest first.
-	World(ctx context.Context, since int64, limit int) ([]store.Entry, error)
+	World(ctx context.Context, since int64, limit int) ([]Entry, error)
 	// Say handles text as if the lawyer had spoken it.
 	Say(ctx context.Context, text string) (SayResult, error)
 	// Nudges returns the nudges currently open.
-	Nudges(ctx context.Context) ([]store.Nudge, error)
+	Nudges(ctx context.Context) ([]Nudge, error)
 	// Notify records a nudge from a local integration and shows it.
-	Notify(ctx context.Context, n NewNudge) (store.Nudge, error)
+	Notify(ctx context.Context, n NewNudge) (Nudge, error)
 	// RespondNudge applies action (ActionAccept, ActionDismiss or
 	// ActionSnooze) with optional text and returns the updated nudge.
-	RespondNudge(ctx context.Context, id int64, action, text string) (store.Nudge, error)
+	RespondNudge(ctx context.Context, id int64, action, text string) (Nudge, error)
 	// Show brings Spirit's UI forward.
 	Show(ctx context.Context) error
 	AgentBackend
@@ -114,7 +112,7 @@ type NewNudge struct {
 	Message      string `json:"message"` // one short sentence
 	ActionPrompt string `json:"action_prompt,omitempty"`
 	// Detail is what the bubble shows beyond the message, as JSON by kind
-	// (store.Nudge.Detail), e.g. a question's {"options":[…]}.
+	// (Nudge.Detail), e.g. a question's {"options":[…]}.
 	Detail string `json:"detail,omitempty"`
 }
 
@@ -134,10 +132,10 @@ type (
 		Text   string `json:"text"`
 	}
 	worldResponse struct {
-		Entries []store.Entry `json:"entries"`
+		Entries []Entry `json:"entries"`
 	}
 	nudgesResponse struct {
-		Nudges []store.Nudge `json:"nudges"`
+		Nudges []Nudge `json:"nudges"`
 	}
 	errorResponse struct {
 		Error string `json:"error"`

@@ -31,7 +31,7 @@ import (
 // default behaviour of its method.
 type fakeBackend struct {
 	onSay     func(ctx context.Context, text string) (SayResult, error)
-	onRespond func(id int64, action, text string) (store.Nudge, error)
+	onRespond func(id int64, action, text string) (Nudge, error)
 	onHealth  func() Health
 
 	mu          sync.Mutex
@@ -48,11 +48,11 @@ type fakeBackend struct {
 
 var (
 	t0          = time.Date(2026, 3, 4, 9, 30, 0, 0, time.UTC)
-	fakeEntries = []store.Entry{
+	fakeEntries = []Entry{
 		{ID: 5, TS: t0, Kind: store.KindEvent, Source: "voice", Identifier: "s1", Text: "call Smith"},
 		{ID: 6, TS: t0.Add(time.Second), Kind: store.KindAgent, Status: store.StatusStart, Session: "a1", Text: "draft", Need: "letter sent"},
 	}
-	fakeNudges = []store.Nudge{
+	fakeNudges = []Nudge{
 		{ID: 7, Created: t0, Kind: "reminder", Message: "File the motion", State: store.NudgeShown, Updated: t0},
 	}
 	fakeHealth = Health{
@@ -97,7 +97,7 @@ func (f *fakeBackend) Health(ctx context.Context) Health {
 	return fakeHealth
 }
 
-func (f *fakeBackend) World(ctx context.Context, since int64, limit int) ([]store.Entry, error) {
+func (f *fakeBackend) World(ctx context.Context, since int64, limit int) ([]Entry, error) {
 	f.called()
 	f.mu.Lock()
 	f.worldSince, f.worldLimit = since, limit
@@ -119,12 +119,12 @@ func (f *fakeBackend) Say(ctx context.Context, text string) (SayResult, error) {
 	return SayResult{Intent: "note", Reply: "Noted: " + text, Handled: true}, nil
 }
 
-func (f *fakeBackend) Nudges(ctx context.Context) ([]store.Nudge, error) {
+func (f *fakeBackend) Nudges(ctx context.Context) ([]Nudge, error) {
 	f.called()
 	return fakeNudges, nil
 }
 
-func (f *fakeBackend) RespondNudge(ctx context.Context, id int64, action, text string) (store.Nudge, error) {
+func (f *fakeBackend) RespondNudge(ctx context.Context, id int64, action, text string) (Nudge, error) {
 	f.called()
 	f.mu.Lock()
 	f.respondArgs = [3]string{fmt.Sprint(id), action, text}
@@ -137,12 +137,12 @@ func (f *fakeBackend) RespondNudge(ctx context.Context, id int64, action, text s
 	return n, nil
 }
 
-func (f *fakeBackend) Notify(ctx context.Context, n NewNudge) (store.Nudge, error) {
+func (f *fakeBackend) Notify(ctx context.Context, n NewNudge) (Nudge, error) {
 	f.called()
 	f.mu.Lock()
 	f.notified = n
 	f.mu.Unlock()
-	return store.Nudge{ID: 9, Created: t0, Kind: n.Kind, Message: n.Message, ActionPrompt: n.ActionPrompt,
+	return Nudge{ID: 9, Created: t0, Kind: n.Kind, Message: n.Message, ActionPrompt: n.ActionPrompt,
 		State: store.NudgeShown, Updated: t0}, nil
 }
 
@@ -569,8 +569,8 @@ func TestRespondErrorMapping(t *testing.T) {
 		5: fmt.Errorf("respond: %w", context.DeadlineExceeded),
 		6: fmt.Errorf("respond: save: %w (waited the full busy timeout): database is locked /home/lawyer/spirit.db", store.ErrBusy),
 	}
-	fb := &fakeBackend{onRespond: func(id int64, action, text string) (store.Nudge, error) {
-		return store.Nudge{}, errs[id]
+	fb := &fakeBackend{onRespond: func(id int64, action, text string) (Nudge, error) {
+		return Nudge{}, errs[id]
 	}}
 	ts := start(t, fb)
 	tests := []struct {
@@ -613,7 +613,7 @@ func TestRespondPassesArguments(t *testing.T) {
 	if want := [3]string{"42", "snooze", "after lunch"}; fb.seen().respondArgs != want {
 		t.Errorf("backend got %q, want %q", fb.seen().respondArgs, want)
 	}
-	var n store.Nudge
+	var n Nudge
 	if err := json.Unmarshal(resp.body, &n); err != nil {
 		t.Fatal(err)
 	}
@@ -829,14 +829,14 @@ func TestClientRoundTrip(t *testing.T) {
 }
 
 func TestClientErrors(t *testing.T) {
-	fb := &fakeBackend{onRespond: func(id int64, action, text string) (store.Nudge, error) {
+	fb := &fakeBackend{onRespond: func(id int64, action, text string) (Nudge, error) {
 		switch id {
 		case 8:
-			return store.Nudge{}, fmt.Errorf("nudge 8 is already closed: %w", ErrConflict)
+			return Nudge{}, fmt.Errorf("nudge 8 is already closed: %w", ErrConflict)
 		case 7:
-			return store.Nudge{}, fmt.Errorf("respond: %w", store.ErrBusy)
+			return Nudge{}, fmt.Errorf("respond: %w", store.ErrBusy)
 		}
-		return store.Nudge{}, fmt.Errorf("nudge %d: %w", id, ErrNotFound)
+		return Nudge{}, fmt.Errorf("nudge %d: %w", id, ErrNotFound)
 	}}
 	ts := start(t, fb)
 	c := NewClient(ts.info)
@@ -962,11 +962,11 @@ func fakeAgents() map[string]AgentDetail {
 		State: task.State{Messages: []llm.Message{{Role: llm.RoleUser, Text: "privileged conversation"}}},
 	}
 	return map[string]AgentDetail{
-		open.Session: {Task: open, Entries: []store.Entry{
+		open.Session: {Agent: AgentOf(open), Entries: []Entry{
 			{ID: 10, TS: t0.Add(time.Hour), Kind: store.KindAgent, Status: store.StatusStart, Session: open.Session, Text: open.Prompt},
 			{ID: 11, TS: t0.Add(time.Hour + time.Second), Kind: store.KindEvent, Source: "agent", Identifier: open.Session, Text: "question: Which Marcy?"},
 		}},
-		done.Session: {Task: done},
+		done.Session: {Agent: AgentOf(done)},
 	}
 }
 
@@ -978,15 +978,15 @@ func (f *fakeBackend) agentsLocked() map[string]AgentDetail {
 	return f.agents
 }
 
-func (f *fakeBackend) Agents(ctx context.Context) ([]task.Task, error) {
+func (f *fakeBackend) Agents(ctx context.Context) ([]Agent, error) {
 	f.called()
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var out []task.Task
+	var out []Agent
 	for _, d := range f.agentsLocked() {
-		out = append(out, d.Task)
+		out = append(out, d.Agent)
 	}
-	slices.SortFunc(out, func(a, b task.Task) int { return b.Created.Compare(a.Created) })
+	slices.SortFunc(out, func(a, b Agent) int { return b.Created.Compare(a.Created) })
 	return out, nil
 }
 
@@ -1001,20 +1001,20 @@ func (f *fakeBackend) Agent(ctx context.Context, session string) (AgentDetail, e
 	return d, nil
 }
 
-func (f *fakeBackend) CancelAgent(ctx context.Context, session string) (task.Task, error) {
+func (f *fakeBackend) CancelAgent(ctx context.Context, session string) (Agent, error) {
 	f.called()
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	d, ok := f.agentsLocked()[session]
 	switch {
 	case !ok:
-		return task.Task{}, fmt.Errorf("agent %s: %w", session, ErrNotFound)
+		return Agent{}, fmt.Errorf("agent %s: %w", session, ErrNotFound)
 	case !d.Phase.Open():
-		return task.Task{}, fmt.Errorf("agent %s has already ended: %w", session, ErrConflict)
+		return Agent{}, fmt.Errorf("agent %s has already ended: %w", session, ErrConflict)
 	}
 	d.Phase, d.Status = task.PhaseCancelled, store.StatusFailed
 	f.agents[session] = d
-	return d.Task, nil
+	return d.Agent, nil
 }
 
 func TestAgentRoutes(t *testing.T) {
@@ -1030,7 +1030,7 @@ func TestAgentRoutes(t *testing.T) {
 	if len(list) != 2 || list[0].Session != "task-open" || list[1].Session != "task-done" {
 		t.Fatalf("Agents = %+v, want task-open then task-done", list)
 	}
-	if got := list[0].State; len(got.Plan) != 2 || got.Step != 1 || got.Messages != nil {
+	if got := list[0].State; len(got.Plan) != 2 || got.Step != 1 {
 		t.Errorf("listed state = %+v, want the plan without messages", got)
 	}
 
@@ -1039,7 +1039,7 @@ func TestAgentRoutes(t *testing.T) {
 		t.Fatal(err)
 	}
 	if d.Prompt != "Draft a reply to Marcy" || d.Phase != task.PhaseWaiting || len(d.Entries) != 2 ||
-		d.Entries[1].Text != "question: Which Marcy?" || d.State.Messages != nil {
+		d.Entries[1].Text != "question: Which Marcy?" {
 		t.Errorf("Agent = %+v", d)
 	}
 	// An agent without entries still gets a list, never null.
@@ -1058,11 +1058,11 @@ func TestAgentRoutes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cancelled.Phase != task.PhaseCancelled || cancelled.Session != "task-open" || cancelled.State.Messages != nil {
+	if cancelled.Phase != task.PhaseCancelled || cancelled.Session != "task-open" {
 		t.Errorf("CancelAgent = %+v", cancelled)
 	}
 	if d, err := c.Agent(ctx, "task-open"); err != nil || d.Phase != task.PhaseCancelled {
-		t.Errorf("after cancel: %+v, %v", d.Task, err)
+		t.Errorf("after cancel: %+v, %v", d.Agent, err)
 	}
 
 	errs := []clientErrCase{

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/spirit-app/spirit/agents/store"
-	"github.com/spirit-app/spirit/agents/task"
 )
 
 // maxResponseBytes bounds what the client reads from a response; a full
@@ -126,7 +125,7 @@ func (c *Client) Health(ctx context.Context) (Health, error) {
 
 // World calls GET /world: entries with ID > since, at most limit of them.
 // limit <= 0 leaves the choice to the server (200; it allows up to 1000).
-func (c *Client) World(ctx context.Context, since int64, limit int) ([]store.Entry, error) {
+func (c *Client) World(ctx context.Context, since int64, limit int) ([]Entry, error) {
 	q := url.Values{}
 	q.Set("since", strconv.FormatInt(since, 10))
 	if limit > 0 {
@@ -147,7 +146,7 @@ func (c *Client) Say(ctx context.Context, text string) (SayResult, error) {
 }
 
 // Nudges calls GET /nudges.
-func (c *Client) Nudges(ctx context.Context) ([]store.Nudge, error) {
+func (c *Client) Nudges(ctx context.Context) ([]Nudge, error) {
 	var resp nudgesResponse
 	if err := c.do(ctx, http.MethodGet, "/nudges", nil, &resp); err != nil {
 		return nil, err
@@ -156,8 +155,8 @@ func (c *Client) Nudges(ctx context.Context) ([]store.Nudge, error) {
 }
 
 // Notify calls POST /nudges.
-func (c *Client) Notify(ctx context.Context, n NewNudge) (store.Nudge, error) {
-	var out store.Nudge
+func (c *Client) Notify(ctx context.Context, n NewNudge) (Nudge, error) {
+	var out Nudge
 	err := c.do(ctx, http.MethodPost, "/nudges", n, &out)
 	return out, err
 }
@@ -165,8 +164,8 @@ func (c *Client) Notify(ctx context.Context, n NewNudge) (store.Nudge, error) {
 // Respond calls POST /nudges/{id}/respond with action (ActionAccept,
 // ActionDismiss or ActionSnooze) and optional text, returning the updated
 // nudge.
-func (c *Client) Respond(ctx context.Context, id int64, action, text string) (store.Nudge, error) {
-	var n store.Nudge
+func (c *Client) Respond(ctx context.Context, id int64, action, text string) (Nudge, error) {
+	var n Nudge
 	path := "/nudges/" + strconv.FormatInt(id, 10) + "/respond"
 	err := c.do(ctx, http.MethodPost, path, respondRequest{Action: action, Text: text}, &n)
 	return n, err
@@ -177,9 +176,8 @@ func (c *Client) Show(ctx context.Context) error {
 	return c.do(ctx, http.MethodPost, "/show", nil, nil)
 }
 
-// Agents calls GET /agents: the task agents, newest first, without their
-// conversations.
-func (c *Client) Agents(ctx context.Context) ([]task.Task, error) {
+// Agents calls GET /agents: the task agents, newest first.
+func (c *Client) Agents(ctx context.Context) ([]Agent, error) {
 	var resp agentsResponse
 	if err := c.do(ctx, http.MethodGet, "/agents", nil, &resp); err != nil {
 		return nil, err
@@ -197,8 +195,8 @@ func (c *Client) Agent(ctx context.Context, id string) (AgentDetail, error) {
 
 // CancelAgent calls POST /agents/{id}/cancel and returns the cancelled
 // agent. An agent that has already ended is an error matching ErrConflict.
-func (c *Client) CancelAgent(ctx context.Context, id string) (task.Task, error) {
-	var t task.Task
+func (c *Client) CancelAgent(ctx context.Context, id string) (Agent, error) {
+	var t Agent
 	err := c.do(ctx, http.MethodPost, "/agents/"+url.PathEscape(id)+"/cancel", nil, &t)
 	return t, err
 }

@@ -19,7 +19,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/spirit-app/spirit/agents/store"
-	"github.com/spirit-app/spirit/agents/task"
 )
 
 // Request limits.
@@ -166,7 +165,7 @@ func (h *handler) world(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if entries == nil {
-		entries = []store.Entry{}
+		entries = []Entry{}
 	}
 	h.writeJSON(w, http.StatusOK, worldResponse{Entries: entries})
 }
@@ -201,7 +200,7 @@ func (h *handler) nudges(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if nudges == nil {
-		nudges = []store.Nudge{}
+		nudges = []Nudge{}
 	}
 	h.writeJSON(w, http.StatusOK, nudgesResponse{Nudges: nudges})
 }
@@ -291,7 +290,7 @@ func (h *handler) show(w http.ResponseWriter, r *http.Request) {
 
 // agentsResponse is the body of GET /agents.
 type agentsResponse struct {
-	Agents []task.Task `json:"agents"`
+	Agents []Agent `json:"agents"`
 }
 
 // maxSessionBytes bounds an agent id in a path ("task-" and 12 hex digits
@@ -307,24 +306,16 @@ func sessionParam(r *http.Request) (string, error) {
 	return id, nil
 }
 
-// private drops what an agent keeps for itself: its conversation with the
-// model. The world log tells its story; the API never sends the messages.
-func private(t task.Task) task.Task {
-	t.State.Messages = nil
-	return t
-}
-
 func (h *handler) agents(w http.ResponseWriter, r *http.Request) {
-	ts, err := h.b.Agents(r.Context())
+	agents, err := h.b.Agents(r.Context())
 	if err != nil {
 		h.fail(w, r, err)
 		return
 	}
-	out := make([]task.Task, 0, len(ts))
-	for _, t := range ts {
-		out = append(out, private(t))
+	if agents == nil {
+		agents = []Agent{}
 	}
-	h.writeJSON(w, http.StatusOK, agentsResponse{Agents: out})
+	h.writeJSON(w, http.StatusOK, agentsResponse{Agents: agents})
 }
 
 func (h *handler) agent(w http.ResponseWriter, r *http.Request) {
@@ -338,9 +329,8 @@ func (h *handler) agent(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	d.Task = private(d.Task)
 	if d.Entries == nil {
-		d.Entries = []store.Entry{}
+		d.Entries = []Entry{}
 	}
 	h.writeJSON(w, http.StatusOK, d)
 }
@@ -356,7 +346,7 @@ func (h *handler) cancelAgent(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	h.writeJSON(w, http.StatusOK, private(t))
+	h.writeJSON(w, http.StatusOK, t)
 }
 
 // httpError is a request problem found by this package, with its status.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/spirit-app/spirit/screen/internal/xtest"
+	"github.com/spirit-app/spirit/platform/xtest"
 	"github.com/spirit-app/spirit/screen/ocr"
 )
 

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/spirit-app/spirit/platform"
+	"github.com/spirit-app/spirit/platform/xtest"
 	"github.com/spirit-app/spirit/screen"
-	"github.com/spirit-app/spirit/screen/internal/xtest"
 	"github.com/spirit-app/spirit/screen/ocr"
 )
 
@@ -25,7 +25,7 @@ func openDisplay(t *testing.T, name string) *platform.Display {
 func TestReadTextOffScreenCapture(t *testing.T) {
 	// The whole path: pixels drawn in an X window, captured (BGRX →
 	// RGBA), then read.
-	d := xtest.Start(t, 1280, 800)
+	d := xtest.StartDisplay(t, 1280, 800)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	page, err := xtest.TextImage(900, 360, 14, mail...)

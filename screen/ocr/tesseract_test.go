@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spirit-app/spirit/platform/xtest"
 	"github.com/spirit-app/spirit/screen"
-	"github.com/spirit-app/spirit/screen/internal/xtest"
 	"github.com/spirit-app/spirit/screen/ocr"
 )
 

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/spirit-app/spirit/agents/llm"
-	"github.com/spirit-app/spirit/platform/secrets"
 	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/platform/secrets"
 )
 
 // Kinds of provider.

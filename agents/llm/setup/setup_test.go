@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/spirit-app/spirit/agents/llm/scripted"
-	"github.com/spirit-app/spirit/platform/secrets"
 	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/platform/secrets"
 )
 
 func TestSaveLoadAndTestBothProtocols(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/spirit-app/spirit/agents/mail/index"
-	"github.com/spirit-app/spirit/platform/secrets"
 	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/platform/secrets"
 )
 
 func setup(t *testing.T) (*index.Index, secrets.Store) {

@@ -1,7 +1,9 @@
-// Package mailtools renders the mail index for language models: the JSON
-// results of the read-only search_email and read_email_thread tools that
-// both the glance analyst and the task agents offer. One rendering keeps
-// what a model sees of the lawyer's mail the same everywhere.
+// Package mailtools holds the read-only mail tools that both the glance
+// analyst and the task agents offer their models, search_email and
+// read_email_thread: each tool's name, schema and handler (tools.go), and
+// the JSON they render the mail index as. One definition keeps what a
+// model sees of the lawyer's mail the same everywhere; where the callers
+// differ, Mail says so.
 package mailtools
 
 import (

@@ -1,0 +1,68 @@
+package glance
+
+import (
+	"testing"
+	"time"
+
+	"github.com/spirit-app/spirit/agents/nudge"
+	"github.com/spirit-app/spirit/agents/store"
+)
+
+func TestGate(t *testing.T) {
+	now := time.Date(2026, 11, 25, 14, 0, 0, 0, time.Local)
+	ago := func(d time.Duration) time.Time { return now.Add(-d) }
+	glance := func(created time.Duration) store.Nudge {
+		return store.Nudge{Kind: nudge.KindGlance, State: store.NudgeShown, Created: ago(created), Updated: ago(created)}
+	}
+	dismissed := func(at time.Duration) store.Nudge {
+		return store.Nudge{Kind: nudge.KindGlance, State: store.NudgeDismissed, Created: ago(at + time.Minute), Updated: ago(at)}
+	}
+	never := func(time.Time) bool { return false }
+	always := func(time.Time) bool { return true }
+	tests := []struct {
+		name string
+		all  []store.Nudge
+		pol  Policy
+		want string
+	}{
+		{"nothing yet", nil, Policy{MaxPerHour: 4}, ""},
+		{"quiet hours", nil, Policy{MaxPerHour: 4, Quiet: always}, "quiet hours"},
+		{"not quiet", nil, Policy{MaxPerHour: 4, Quiet: never}, ""},
+		{"under the hourly cap", []store.Nudge{glance(10 * time.Minute), glance(20 * time.Minute), glance(30 * time.Minute)}, Policy{MaxPerHour: 4}, ""},
+		{"at the hourly cap", []store.Nudge{glance(10 * time.Minute), glance(20 * time.Minute)}, Policy{MaxPerHour: 2}, "2 glance nudges in the last hour"},
+		{"older than an hour does not count", []store.Nudge{glance(61 * time.Minute), glance(2 * time.Hour)}, Policy{MaxPerHour: 2}, ""},
+		{"a cap of zero silences every glance", nil, Policy{MaxPerHour: 0}, "0 glance nudges in the last hour"},
+		{"other kinds do not count", []store.Nudge{{Kind: nudge.KindReminder, Created: ago(time.Minute)}}, Policy{MaxPerHour: 1}, ""},
+		{"one dismissal: 15 min cool-down", []store.Nudge{dismissed(14 * time.Minute)}, Policy{MaxPerHour: 4}, "cooling down after 1 dismissals"},
+		{"one dismissal, cooled down", []store.Nudge{dismissed(16 * time.Minute)}, Policy{MaxPerHour: 4}, ""},
+		{"two dismissals double it", []store.Nudge{dismissed(3 * time.Hour), dismissed(20 * time.Minute)}, Policy{MaxPerHour: 4}, "cooling down after 2 dismissals"},
+		{"two dismissals, cooled down", []store.Nudge{dismissed(3 * time.Hour), dismissed(31 * time.Minute)}, Policy{MaxPerHour: 4}, ""},
+		{"dismissals older than a day are forgiven", []store.Nudge{dismissed(25 * time.Hour), dismissed(26 * time.Hour)}, Policy{MaxPerHour: 4}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Gate(tt.all, now, tt.pol); got != tt.want {
+				t.Errorf("Gate = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSeen(t *testing.T) {
+	all := []store.Nudge{{Subject: nudge.GlanceSubject("<a@x>")}, {Subject: ""}}
+	tests := []struct {
+		name    string
+		subject string
+		want    bool
+	}{
+		{"nudged before", nudge.GlanceSubject("<a@x>"), true},
+		{"another thread", nudge.GlanceSubject("<b@x>"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Seen(all, tt.subject); got != tt.want {
+				t.Errorf("Seen(%q) = %v, want %v", tt.subject, got, tt.want)
+			}
+		})
+	}
+}

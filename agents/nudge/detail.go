@@ -1,0 +1,51 @@
+package nudge
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Question is a question nudge's Detail: the likely answers the agent
+// offers (at most 4, each at most 60 runes, as ask_user stores them). The
+// lawyer may also type an answer.
+type Question struct {
+	Options []string `json:"options"`
+}
+
+// Approval is an approval nudge's Detail: the exact action asked for, in
+// full. An approval whose Detail cannot be read, or has neither Fields nor
+// Body, must not be approvable.
+type Approval struct {
+	Tool   string  `json:"tool"`  // the tool the approval is for, e.g. "create_draft"
+	Title  string  `json:"title"` // e.g. "Draft reply"
+	Fields []Field `json:"fields"`
+	Body   string  `json:"body"` // the text the lawyer may edit (Edit)
+}
+
+// Field is one labelled line of an approval, e.g. To: Marcy Howard.
+type Field struct {
+	Label string `json:"label"`
+	Value string `json:"value"`
+}
+
+// Detail encodes v as a nudge's Detail.
+func Detail(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("nudge detail: %w", err)
+	}
+	return string(b), nil
+}
+
+// ReadDetail decodes a nudge's Detail into v. An empty (or blank) Detail is
+// no detail: v is left as it is and the error is nil.
+func ReadDetail(detail string, v any) error {
+	if strings.TrimSpace(detail) == "" {
+		return nil
+	}
+	if err := json.Unmarshal([]byte(detail), v); err != nil {
+		return fmt.Errorf("nudge detail: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,58 @@
+package reminders
+
+import (
+	"testing"
+	"time"
+)
+
+func TestSnoozeMinutes(t *testing.T) {
+	now := time.Date(2026, 11, 25, 10, 0, 0, 0, time.Local)
+	tests := []struct {
+		name string
+		text string
+		want int
+	}{
+		{"nothing typed", "", 10},
+		{"a number", "20", 20},
+		{"a number and min", "45min", 45},
+		{"spaces around", " 5 ", 5},
+		{"words", "half an hour", 30},
+		{"an hour", "an hour", 60},
+		{"zero is no snooze length", "0", 10},
+		{"nonsense", "purple elephants", 10},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := SnoozeMinutes(tt.text, now); got != tt.want {
+				t.Errorf("SnoozeMinutes(%q) = %d, want %d", tt.text, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestQuickTimes(t *testing.T) {
+	day := func(h, m int) time.Time { return time.Date(2026, 11, 25, h, m, 0, 0, time.Local) }
+	tomorrow9 := time.Date(2026, 11, 26, 9, 0, 0, 0, time.Local)
+	tests := []struct {
+		name string
+		now  time.Time
+		want []QuickTime
+	}{
+		{"morning: the evening is offered", day(9, 30), []QuickTime{{"In 1 hour", day(10, 30)}, {"Today 5 PM", day(17, 0)}, {"Tomorrow 9 AM", tomorrow9}}},
+		{"late afternoon: too close to the evening", day(15, 45), []QuickTime{{"In 1 hour", day(16, 45)}, {"Tomorrow 9 AM", tomorrow9}}},
+		{"seconds are dropped", day(9, 30).Add(42 * time.Second), []QuickTime{{"In 1 hour", day(10, 30)}, {"Today 5 PM", day(17, 0)}, {"Tomorrow 9 AM", tomorrow9}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := QuickTimes(tt.now)
+			if len(got) != len(tt.want) {
+				t.Fatalf("QuickTimes = %v, want %v", got, tt.want)
+			}
+			for i := range got {
+				if got[i].Label != tt.want[i].Label || !got[i].At.Equal(tt.want[i].At) {
+					t.Errorf("QuickTimes[%d] = %v, want %v", i, got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,122 @@
+package desktop_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/spirit-app/spirit/platform/xtest"
+)
+
+// TestBenchApp prints start-up, idle CPU, idle memory and shutdown figures
+// of the real binary for `make bench`.
+func TestBenchApp(t *testing.T) {
+	if os.Getenv("SPIRIT_BENCH") != "1" {
+		t.Skip("set SPIRIT_BENCH=1 (make bench) to measure")
+	}
+	d := newDesk(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	dataDir := t.TempDir()
+
+	// Start-up: exec to tray registered and orb shown, median of 5.
+	var startups []float64
+	var p *xtest.Proc
+	for i := range 5 {
+		start := time.Now()
+		p = d.start(t, ctx, dataDir, nil)
+		if _, err := d.host.WaitItem(ctx); err != nil {
+			t.Fatalf("tray: %v\n%s", err, p.Output())
+		}
+		wa, err := d.disp.WorkArea()
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.waitOrb(t, ctx, dockedAt(wa))
+		startups = append(startups, float64(time.Since(start).Microseconds())/1000)
+		if i < 4 {
+			stopped := time.Now()
+			if err := p.Signal(syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			if code, err := p.Wait(ctx); err != nil || code != 0 {
+				t.Fatalf("exit %d, %v", code, err)
+			}
+			fmt.Printf("# shutdown after SIGTERM: %.0f ms\n", float64(time.Since(stopped).Microseconds())/1000)
+			// The next start must find the tray watcher fresh: wait until
+			// the item has left the bus.
+		}
+	}
+	sort.Float64s(startups)
+	fmt.Printf("BENCH startup_ms %.0f ms\n", startups[len(startups)/2])
+
+	// Idle: 60 s with nothing happening.
+	const window = 60 * time.Second
+	cpu0 := cpuTime(t, p.Pid())
+	timer := time.NewTimer(window)
+	select {
+	case <-timer.C:
+	case <-ctx.Done():
+		t.Fatal(ctx.Err())
+	}
+	cpu1 := cpuTime(t, p.Pid())
+	idlePct := 100 * (cpu1 - cpu0).Seconds() / window.Seconds()
+	fmt.Printf("BENCH app_idle_cpu_pct %.2f %%\n", idlePct)
+	// The orb is idle throughout this window (no nudge is out, no agent
+	// runs, and a fresh data directory has no speech model, so nothing is
+	// heard), and idle is a static picture with no animation running; so the
+	// orb's idle cost is measured by this same window: the whole process's
+	// CPU with the orb idle. /health confirms the orb's state afterwards.
+	if h, err := apiClient(t, ctx, dataDir).Health(ctx); err != nil {
+		t.Errorf("health: %v", err)
+	} else if got := h.Subsystems["orb"].State; got != "idle" {
+		t.Errorf("orb was %q during the idle window, want idle", got)
+	}
+	fmt.Printf("BENCH orb_idle_cpu_pct %.2f %%\n", idlePct)
+	fmt.Printf("BENCH app_idle_rss_mb %.1f MB\n", rssMB(t, p.Pid()))
+
+	stopped := time.Now()
+	if err := p.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code, err := p.Wait(ctx); err != nil || code != 0 {
+		t.Fatalf("exit %d, %v", code, err)
+	}
+	fmt.Printf("BENCH shutdown_ms %.0f ms\n", float64(time.Since(stopped).Microseconds())/1000)
+}
+
+// cpuTime is utime+stime of pid from /proc (clock ticks of 100 Hz).
+func cpuTime(t *testing.T, pid int) time.Duration {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Fields after the parenthesised command name; utime and stime are 14 and 15.
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * 10 * time.Millisecond
+}
+
+func rssMB(t *testing.T, pid int) float64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") {
+			kb, _ := strconv.ParseFloat(strings.Fields(line)[1], 64)
+			return kb / 1024
+		}
+	}
+	t.Fatal("no VmRSS")
+	return 0
+}

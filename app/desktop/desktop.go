@@ -1,0 +1,170 @@
+// Package desktop is Spirit's Fyne front end: the tray menu, the orb docked
+// at the screen's edge, the nudge bubble and its queue, and the Settings,
+// Activity and Reminders windows. It implements app.UI.
+//
+// It talks to the core through two doors only: the event stream, which
+// tells it what to show (nudges, status, the orb's moods), and the Core
+// interface below, which it calls to act (answer a nudge, pause, change a
+// setting). It never holds the store, the scheduler or the keychain.
+package desktop
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"github.com/spirit-app/spirit/agents/llm/setup"
+	"github.com/spirit-app/spirit/agents/mail/accounts"
+	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/app"
+	"github.com/spirit-app/spirit/app/api"
+	"github.com/spirit-app/spirit/app/events"
+	"github.com/spirit-app/spirit/app/settings"
+)
+
+// AppID is Spirit's application id (Fyne preferences, desktop entry).
+const AppID = "app.spirit.desktop"
+
+// Core is what the desktop asks of Spirit's core (*app.Core): exactly the
+// calls its menus, bubble and windows make.
+type Core interface {
+	// The tray's status line and toggles.
+	Status() app.Status
+	SetListeningPaused(ctx context.Context, paused bool, by string) error
+	SetWatchingPaused(ctx context.Context, paused bool, by string) error
+
+	// Nudges: those still open when the desktop starts, and the answers.
+	Waiting(ctx context.Context) ([]store.Nudge, error)
+	Answer(ctx context.Context, id int64, choice, text string) (store.Nudge, error)
+
+	// The Activity window.
+	Agents(ctx context.Context) ([]api.Agent, error)
+	Agent(ctx context.Context, session string) (api.AgentDetail, error)
+	CancelAgent(ctx context.Context, session string) (api.Agent, error)
+	LastEventID(ctx context.Context) (int64, error)
+	Recent(ctx context.Context, n int) ([]store.Entry, error)
+
+	// The Settings window and the hotkeys.
+	Settings(ctx context.Context) (settings.Settings, error)
+	UpdateSettings(ctx context.Context, by string, change func(*settings.Settings)) ([]string, error)
+	VoiceState() (state, detail string)
+	DatabasePath() string
+
+	// The Reminders window.
+	Reminders(ctx context.Context) ([]store.Reminder, error)
+	UpdateReminder(ctx context.Context, id int64, u store.ReminderUpdate) (store.Reminder, error)
+	DeleteReminder(ctx context.Context, id int64) error
+
+	// Settings' Mail accounts page.
+	MailAccounts(ctx context.Context) (app.MailAccounts, error)
+	AddMailAccount(ctx context.Context, a index.Account, credentials func(context.Context) (accounts.Credentials, error)) (index.Account, error)
+	RemoveMailAccount(ctx context.Context, id int64) error
+	SyncMailNow()
+
+	// Settings' Model provider page.
+	ProviderSettings(ctx context.Context) (setup.Settings, error)
+	SaveProviderSettings(ctx context.Context, s setup.Settings, apiKey string) error
+	TestProvider(ctx context.Context, s setup.Settings) (string, error)
+}
+
+var _ Core = (*app.Core)(nil)
+
+// shown are the events the desktop shows.
+const shown = events.NudgeShown | events.NudgeWithdrawn | events.StatusChanged | events.ServiceChanged |
+	events.ShowRequested | events.NotifyRequested | events.RemindersRequested |
+	events.SpeechHearing | events.AgentsWorking | events.TaskDone
+
+// New builds the desktop for c. It subscribes to bus at once, so what is
+// said while Spirit starts waits in the subscription until the windows are
+// up. It matches app.Config.Desktop.
+func New(c *app.Core, bus *events.Bus, log *slog.Logger) (app.UI, error) {
+	return newGUI(c, bus.Subscribe(shown, 0), log), nil
+}
+
+func newGUI(c Core, sub *events.Subscription, log *slog.Logger) *gui {
+	g := &gui{core: c, sub: sub, log: log, up: make(chan struct{})}
+	g.bubbles = newBubbleQueue(g, fyneClock{}, log)
+	return g
+}
+
+// Events shows what the stream says until ctx ends. It waits until the
+// windows are up (Run's started), then shows the nudges still open, oldest
+// first, and then each event as it comes.
+func (g *gui) Events(ctx context.Context) error {
+	defer g.sub.Unsubscribe()
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-g.up:
+	}
+	open, err := g.core.Waiting(ctx)
+	if err != nil {
+		g.log.Error("read open nudges", "err", err)
+	}
+	for _, n := range open {
+		fyne.Do(func() { g.nudgeShown(n) })
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-g.sub.C():
+			if !ok {
+				return nil
+			}
+			g.handle(ev)
+		}
+	}
+}
+
+// handle shows one event; it runs on the Events goroutine and hands the
+// widget work to the main thread.
+func (g *gui) handle(ev events.Event) {
+	switch ev.Type {
+	case events.NudgeShown:
+		n := ev.Data.(store.Nudge)
+		fyne.Do(func() { g.nudgeShown(n) })
+	case events.NudgeWithdrawn:
+		id := ev.Data.(int64)
+		fyne.Do(func() { g.nudgeClosed(id) })
+	case events.StatusChanged, events.ServiceChanged:
+		// A part failing or recovering changes the status line too.
+		st := g.core.Status()
+		fyne.Do(func() { g.applyStatus(st) })
+	case events.ShowRequested:
+		fyne.Do(g.show)
+	case events.NotifyRequested:
+		n := ev.Data.(events.Notification)
+		g.fa.SendNotification(fyne.NewNotification(n.Title, n.Body))
+	case events.RemindersRequested:
+		fyne.Do(g.showReminders)
+	case events.SpeechHearing:
+		on := ev.Data.(bool)
+		fyne.Do(func() {
+			g.hearing = on
+			g.updateOrb()
+		})
+	case events.AgentsWorking:
+		n := ev.Data.(int)
+		fyne.Do(func() {
+			g.working = max(n, 0)
+			g.updateOrb()
+		})
+	case events.TaskDone:
+		fyne.Do(func() {
+			if g.orbView != nil {
+				g.orbView.Sparkle()
+			}
+		})
+	}
+}
+
+// fyneClock folds bubbles by the wall clock, on the main thread.
+type fyneClock struct{}
+
+func (fyneClock) AfterFunc(d time.Duration, f func()) (stop func() bool) {
+	return time.AfterFunc(d, func() { fyne.Do(f) }).Stop
+}

@@ -1,0 +1,263 @@
+package desktop
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"github.com/spirit-app/spirit/agents/mail/accounts"
+	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/mail/mbox"
+)
+
+// mailView is Settings' "Mail accounts" page.
+type mailView struct {
+	g       *gui
+	w       fyne.Window
+	rows    *fyne.Container
+	status  *widget.Label
+	content fyne.CanvasObject
+}
+
+func newMailView(g *gui, w fyne.Window) *mailView {
+	v := &mailView{g: g, w: w, rows: container.NewVBox(), status: widget.NewLabel("")}
+	v.status.Importance = widget.LowImportance
+	v.status.Wrapping = fyne.TextWrapWord
+	add := widget.NewButtonWithIcon("Add account…", theme.ContentAddIcon(), nil)
+	add.OnTapped = func() {
+		menu := fyne.NewMenu("",
+			fyne.NewMenuItem("IMAP (any provider, app password)…", v.addIMAP),
+			fyne.NewMenuItem("Microsoft 365 / Outlook…", func() { v.addOAuth(index.KindGraph) }),
+			fyne.NewMenuItem("Gmail…", func() { v.addOAuth(index.KindGmail) }),
+			fyne.NewMenuItem("Mail folder (Thunderbird, mbox, Maildir)…", v.addFolder),
+		)
+		widget.ShowPopUpMenuAtRelativePosition(menu, w.Canvas(), fyne.NewPos(0, add.Size().Height), add)
+	}
+	syncNow := widget.NewButtonWithIcon("Sync now", theme.ViewRefreshIcon(), func() {
+		v.g.core.SyncMailNow()
+		v.status.SetText("Syncing… the tray shows progress.")
+	})
+	note := widget.NewLabel("Spirit keeps a private index of your mail on this computer so it can find the " +
+		"thread you are looking at. Passwords and sign-ins live in the system keychain. " +
+		"Removing an account deletes its indexed mail.")
+	note.Wrapping = fyne.TextWrapWord
+	v.content = container.NewBorder(note, container.NewVBox(v.status, container.NewHBox(add, syncNow)), nil, nil,
+		container.NewVScroll(v.rows))
+	return v
+}
+
+func (v *mailView) reload() {
+	go func() {
+		ctx, cancel := context.WithTimeout(v.g.ctx, 5*time.Second)
+		defer cancel()
+		m, err := v.g.core.MailAccounts(ctx)
+		fyne.Do(func() { v.show(m.Accounts, m.Stats, m.Errors, err) })
+	}()
+}
+
+func (v *mailView) show(as []index.Account, stats index.Stats, errs map[int64]string, err error) {
+	v.rows.RemoveAll()
+	if err != nil {
+		v.rows.Add(widget.NewLabel("Could not read accounts: " + err.Error()))
+	} else if len(as) == 0 {
+		v.rows.Add(widget.NewLabel("No mail accounts yet."))
+	}
+	for _, a := range as {
+		a := a
+		title := widget.NewLabelWithStyle(a.Name+"  ·  "+kindName(a.Kind), fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		detail := "never synced"
+		for _, s := range stats.Accounts {
+			if s.ID == a.ID && !s.LastSync.IsZero() {
+				detail = fmt.Sprintf("%d messages in %d threads · synced %s", s.Messages, s.Threads, s.LastSync.Local().Format("Jan 2 15:04"))
+			}
+		}
+		info := widget.NewLabel(detail)
+		if e := errs[a.ID]; e != "" {
+			info.SetText("Last sync failed: " + e)
+			info.Importance = widget.DangerImportance
+		}
+		info.Wrapping = fyne.TextWrapWord
+		remove := widget.NewButtonWithIcon("Remove", theme.DeleteIcon(), func() { v.remove(a) })
+		v.rows.Add(container.NewBorder(nil, nil, nil, remove, container.NewVBox(title, info)))
+		v.rows.Add(widget.NewSeparator())
+	}
+	v.rows.Refresh()
+}
+
+func kindName(kind string) string {
+	switch kind {
+	case index.KindIMAP:
+		return "IMAP"
+	case index.KindGraph:
+		return "Microsoft 365"
+	case index.KindGmail:
+		return "Gmail"
+	case index.KindMaildir:
+		return "Maildir"
+	}
+	return "mail folder"
+}
+
+func (v *mailView) remove(a index.Account) {
+	dialog.ShowConfirm("Remove account", "Remove “"+a.Name+"” and delete its indexed mail from this computer? "+
+		"Your mailbox itself is not touched.", func(ok bool) {
+		if !ok {
+			return
+		}
+		v.run("Removing…", func(ctx context.Context) error {
+			return v.g.core.RemoveMailAccount(ctx, a.ID)
+		})
+	}, v.w)
+}
+
+// run does slow account work off the main thread and reports the result.
+func (v *mailView) run(busy string, work func(ctx context.Context) error) {
+	v.status.SetText(busy)
+	go func() {
+		ctx, cancel := context.WithTimeout(v.g.ctx, 10*time.Minute)
+		defer cancel()
+		err := work(ctx)
+		fyne.Do(func() {
+			if err != nil {
+				v.status.SetText("")
+				dialog.ShowError(err, v.w)
+			} else {
+				v.status.SetText("Done.")
+				v.g.core.SyncMailNow()
+			}
+			v.reload()
+		})
+	}()
+}
+
+func (v *mailView) add(a index.Account, cfg any, cr func(ctx context.Context) (accounts.Credentials, error)) {
+	raw, err := json.Marshal(cfg)
+	if err != nil {
+		dialog.ShowError(err, v.w)
+		return
+	}
+	a.Config = raw
+	v.run("Checking the account…", func(ctx context.Context) error {
+		_, err := v.g.core.AddMailAccount(ctx, a, cr)
+		return err
+	})
+}
+
+func (v *mailView) addIMAP() {
+	host, user, address := widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
+	port := widget.NewEntry()
+	port.SetPlaceHolder("993")
+	password := widget.NewPasswordEntry()
+	starttls := widget.NewCheck("STARTTLS (port 143)", nil)
+	host.SetPlaceHolder("imap.example.com")
+	items := []*widget.FormItem{
+		widget.NewFormItem("Server", host), widget.NewFormItem("Port", port), widget.NewFormItem("", starttls),
+		widget.NewFormItem("User name", user), widget.NewFormItem("Password", password),
+		widget.NewFormItem("Your address", address),
+	}
+	dialog.ShowForm("Add IMAP account", "Add", "Cancel", items, func(ok bool) {
+		if !ok {
+			return
+		}
+		c := accounts.IMAPConfig{Host: strings.TrimSpace(host.Text), Username: strings.TrimSpace(user.Text)}
+		c.Port, _ = strconv.Atoi(strings.TrimSpace(port.Text))
+		if starttls.Checked {
+			c.TLS = "starttls"
+		}
+		addr := strings.TrimSpace(address.Text)
+		if addr == "" {
+			addr = c.Username
+		}
+		if c.Host == "" || c.Username == "" {
+			dialog.ShowError(errors.New("server and user name are needed"), v.w)
+			return
+		}
+		pw := password.Text
+		v.add(index.Account{Kind: index.KindIMAP, Name: addr, Address: addr}, c,
+			func(context.Context) (accounts.Credentials, error) { return accounts.Credentials{Password: pw}, nil })
+	}, v.w)
+}
+
+func (v *mailView) addFolder() {
+	path, address := widget.NewEntry(), widget.NewEntry()
+	path.SetPlaceHolder("~/.thunderbird/…/ImapMail/… or an .mbox file or a Maildir")
+	browse := widget.NewButton("Browse…", func() {
+		dialog.ShowFolderOpen(func(u fyne.ListableURI, err error) {
+			if err == nil && u != nil {
+				path.SetText(u.Path())
+			}
+		}, v.w)
+	})
+	items := []*widget.FormItem{
+		widget.NewFormItem("Folder or file", container.NewBorder(nil, nil, nil, browse, path)),
+		widget.NewFormItem("Your address", address),
+	}
+	dialog.ShowForm("Add mail folder", "Add", "Cancel", items, func(ok bool) {
+		if !ok {
+			return
+		}
+		p := strings.TrimSpace(path.Text)
+		if strings.HasPrefix(p, "~/") {
+			if home, err := os.UserHomeDir(); err == nil {
+				p = filepath.Join(home, p[2:])
+			}
+		}
+		addr := strings.TrimSpace(address.Text)
+		if p == "" || addr == "" {
+			dialog.ShowError(errors.New("the folder and your address are needed (your address tells your own messages apart)"), v.w)
+			return
+		}
+		kind := index.KindMbox
+		if mbox.IsMaildir(p) {
+			kind = index.KindMaildir
+		}
+		v.add(index.Account{Kind: kind, Name: filepath.Base(p), Address: addr}, accounts.FileConfig{Path: p},
+			func(context.Context) (accounts.Credentials, error) { return accounts.Credentials{}, nil })
+	}, v.w)
+}
+
+func (v *mailView) addOAuth(kind string) {
+	clientID, address := widget.NewEntry(), widget.NewEntry()
+	clientID.SetText(os.Getenv("SPIRIT_" + strings.ToUpper(kind) + "_CLIENT_ID"))
+	secret := widget.NewPasswordEntry()
+	items := []*widget.FormItem{widget.NewFormItem("App registration (client id)", clientID)}
+	if kind == index.KindGmail {
+		secret.SetText(os.Getenv("SPIRIT_GMAIL_CLIENT_SECRET"))
+		items = append(items, widget.NewFormItem("Client secret", secret))
+	}
+	items = append(items, widget.NewFormItem("Your address", address))
+	dialog.ShowForm("Add "+kindName(kind)+" account", "Sign in", "Cancel", items, func(ok bool) {
+		if !ok {
+			return
+		}
+		c := accounts.OAuthConfig{ClientID: strings.TrimSpace(clientID.Text)}
+		addr := strings.TrimSpace(address.Text)
+		cs := secret.Text
+		v.add(index.Account{Kind: kind, Name: addr, Address: addr}, c, func(ctx context.Context) (accounts.Credentials, error) {
+			tok, err := accounts.SignIn(ctx, kind, c, cs, func(msg, url string) {
+				fyne.Do(func() { v.status.SetText(msg) })
+				if url != "" {
+					if u, err := parseURL(url); err == nil {
+						v.g.fa.OpenURL(u)
+					}
+				}
+			})
+			return accounts.Credentials{Token: tok, ClientSecret: cs}, err
+		})
+	}, v.w)
+}
+
+func parseURL(s string) (*url.URL, error) { return url.Parse(s) }

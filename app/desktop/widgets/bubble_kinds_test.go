@@ -1,0 +1,290 @@
+package widgets
+
+import (
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+)
+
+// walkShown visits what is on screen: hidden objects and their children are skipped.
+func walkShown(o fyne.CanvasObject, visit func(fyne.CanvasObject)) {
+	walk(o, func(o fyne.CanvasObject) bool {
+		if !o.Visible() {
+			return false
+		}
+		visit(o)
+		_, isEntry := o.(*responseEntry)
+		return !isEntry
+	})
+}
+
+func shownButtons(o fyne.CanvasObject) (labels []string, byLabel map[string]*widget.Button) {
+	byLabel = map[string]*widget.Button{}
+	walkShown(o, func(o fyne.CanvasObject) {
+		if b, ok := o.(*widget.Button); ok {
+			labels = append(labels, b.Text)
+			byLabel[b.Text] = b
+		}
+	})
+	return
+}
+
+func shownLabels(o fyne.CanvasObject) []string {
+	var out []string
+	walkShown(o, func(o fyne.CanvasObject) {
+		if l, ok := o.(*widget.Label); ok {
+			out = append(out, l.Text)
+		}
+	})
+	return out
+}
+
+func fit(w fyne.Window, b *Bubble) {
+	w.Resize(fyne.NewSize(BubbleWidth, b.MinSize().Height))
+	for range 3 {
+		w.Resize(b.MinSize())
+	}
+}
+
+var question = Prompt{
+	Title:   "Question",
+	Message: "Which draft should I send to Marcy?",
+	Options: []Choice{
+		{ID: "answer:The short one", Label: "The short one"}, {ID: "answer:The long one", Label: "The long one"},
+		{ID: "answer:Neither", Label: "Neither"}, {ID: "answer:Ask Priya", Label: "Ask Priya"}, {ID: "answer:Fifth", Label: "Fifth"},
+	},
+	Choices:   []Choice{{ID: "dismiss", Label: "Dismiss"}},
+	NoDefault: true,
+}
+
+func TestQuestionShowsOptionsAsButtons(t *testing.T) {
+	b, got, _ := newTestBubble(t, question)
+	labels, byLabel := shownButtons(b)
+	want := []string{"The short one", "The long one", "Neither", "Ask Priya", "Dismiss"}
+	if strings.Join(labels, "|") != strings.Join(want, "|") {
+		t.Fatalf("buttons %q, want %q (at most %d options)", labels, want, MaxOptions)
+	}
+	if !contains(shownLabels(b), question.Message) {
+		t.Errorf("question not shown: %q", shownLabels(b))
+	}
+	test.Tap(byLabel["The long one"])
+	if len(*got) != 1 || (*got)[0] != (Answer{Choice: "answer:The long one"}) {
+		t.Fatalf("answers %+v", *got)
+	}
+}
+
+func TestQuestionTypedAnswerAndNoDefaultOnEnter(t *testing.T) {
+	b, got, w := newTestBubble(t, question)
+	w.Canvas().Focus(b.Entry())
+	// Enter on an empty box must not dismiss a question.
+	w.Canvas().Focused().TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	if len(*got) != 0 {
+		t.Fatalf("empty Enter answered %+v", *got)
+	}
+	test.Type(b.Entry(), "the one from Tuesday")
+	w.Canvas().Focused().TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	want := Answer{Choice: ChoiceReply, Text: "the one from Tuesday"}
+	if len(*got) != 1 || (*got)[0] != want {
+		t.Fatalf("answers %+v, want %+v", *got, want)
+	}
+}
+
+func TestQuestionEscDismisses(t *testing.T) {
+	b, got, _ := newTestBubble(t, question)
+	b.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if len(*got) != 1 || (*got)[0].Choice != "dismiss" {
+		t.Fatalf("answers %+v", *got)
+	}
+}
+
+func longBody() string {
+	var sb strings.Builder
+	sb.WriteString("Hi Marcy,\n\n")
+	for i := range 40 {
+		sb.WriteString("Paragraph ")
+		sb.WriteString(strings.Repeat("x", i%7+1))
+		sb.WriteString(" of the SNDA reply: the tenant agrees to attorn to any successor landlord.\n")
+	}
+	sb.WriteString("\nBest,\nDana — THE END")
+	return sb.String()
+}
+
+func approval() Prompt {
+	return Prompt{
+		Title:   "Approve?",
+		Message: "Save this reply in Drafts?",
+		Fields: []Field{
+			{"To", "Marcy Howard <marcy@x.com>"}, {"Cc", ""}, {"Subject", "Re: SNDA"},
+		},
+		Body:      longBody(),
+		Choices:   []Choice{{ID: "accept", Label: "Approve"}, {ID: ChoiceEdit, Label: "Edit"}, {ID: "dismiss", Label: "Deny"}},
+		NoDefault: true,
+	}
+}
+
+func TestApprovalShowsFieldsAndFullBody(t *testing.T) {
+	b, got, w := newTestBubble(t, approval())
+	fit(w, b)
+	labels := shownLabels(b)
+	for _, want := range []string{"To", "Marcy Howard <marcy@x.com>", "Subject", "Re: SNDA", approval().Body} {
+		if !contains(labels, want) {
+			t.Errorf("label %.40q not shown; labels: %.200q", want, labels)
+		}
+	}
+	if contains(labels, "Cc") {
+		t.Errorf("empty Cc shown: %q", labels)
+	}
+	buttons, _ := shownButtons(b)
+	if strings.Join(buttons, "|") != "Approve|Edit|Deny" {
+		t.Errorf("buttons %q", buttons)
+	}
+	// The long body scrolls inside a box of at most BodyMaxHeight.
+	var scroll *container.Scroll
+	walkShown(b, func(o fyne.CanvasObject) {
+		if s, ok := o.(*container.Scroll); ok {
+			scroll = s
+		}
+	})
+	if scroll == nil {
+		t.Fatal("no scrolling body box")
+	}
+	if h := scroll.Size().Height; h > BodyMaxHeight || h < BodyMaxHeight/2 {
+		t.Errorf("body box %v tall, want at most %v and not squashed", h, BodyMaxHeight)
+	}
+	if h := scroll.Content.MinSize().Height; h <= BodyMaxHeight {
+		t.Errorf("body content only %v tall: the test body should overflow", h)
+	}
+	if lbl, ok := scroll.Content.(*widget.Label); !ok || !lbl.Selectable || lbl.Wrapping != fyne.TextWrapWord {
+		t.Errorf("body is not a selectable wrapped label: %#v", scroll.Content)
+	}
+	// Enter on the empty box does not approve.
+	w.Canvas().Focus(b.Entry())
+	w.Canvas().Focused().TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	if len(*got) != 0 {
+		t.Fatalf("empty Enter answered %+v", *got)
+	}
+}
+
+func TestApprovalApproveDenyAndChangeRequest(t *testing.T) {
+	for _, c := range []struct{ button, want string }{{"Approve", "accept"}, {"Deny", "dismiss"}} {
+		b, got, _ := newTestBubble(t, approval())
+		_, byLabel := shownButtons(b)
+		test.Tap(byLabel[c.button])
+		if len(*got) != 1 || (*got)[0] != (Answer{Choice: c.want}) {
+			t.Errorf("%s: answers %+v, want %s", c.button, *got, c.want)
+		}
+	}
+	b, got, w := newTestBubble(t, approval())
+	w.Canvas().Focus(b.Entry())
+	test.Type(b.Entry(), "make it shorter")
+	w.Canvas().Focused().TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	if len(*got) != 1 || (*got)[0] != (Answer{Choice: ChoiceReply, Text: "make it shorter"}) {
+		t.Fatalf("typed change request: %+v", *got)
+	}
+}
+
+func TestApprovalEditInPlaceThenSave(t *testing.T) {
+	b, got, w := newTestBubble(t, approval())
+	fit(w, b)
+	resized := 0
+	b.OnResize = func() { resized++ }
+	interacted := 0
+	b.OnInteract = func() { interacted++ }
+	_, byLabel := shownButtons(b)
+	test.Tap(byLabel["Edit"])
+	if len(*got) != 0 || !b.Editing() {
+		t.Fatalf("Edit answered %+v or did not open the editor", *got)
+	}
+	if resized == 0 || interacted == 0 {
+		t.Errorf("editing did not report resize (%d) / interaction (%d)", resized, interacted)
+	}
+	ed := b.BodyEntry()
+	if !ed.Visible() || ed.Text != approval().Body || !ed.MultiLine {
+		t.Fatalf("editor visible=%v multiline=%v prefilled=%v", ed.Visible(), ed.MultiLine, ed.Text == approval().Body)
+	}
+	if w.Canvas().Focused() != fyne.Focusable(b.bodyEdit) {
+		t.Errorf("editor not focused: %T", w.Canvas().Focused())
+	}
+	buttons, byLabel := shownButtons(b)
+	if strings.Join(buttons, "|") != "Save|Cancel" {
+		t.Fatalf("buttons while editing %q", buttons)
+	}
+	if b.entry.Visible() {
+		t.Error("response box shown while editing")
+	}
+	// Enter is a new line in the editor, not an answer.
+	ed.CursorRow, ed.CursorColumn = 0, 0
+	test.Type(b.bodyEdit, "Dear Marcy,")
+	b.bodyEdit.TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
+	if len(*got) != 0 {
+		t.Fatalf("Enter in the editor answered %+v", *got)
+	}
+	edited := ed.Text
+	if !strings.HasPrefix(edited, "Dear Marcy,\nHi Marcy,") {
+		t.Fatalf("edited text %.40q", edited)
+	}
+	test.Tap(byLabel["Save"])
+	want := Answer{Choice: ChoiceEdit, Text: strings.TrimSpace(edited)}
+	if len(*got) != 1 || (*got)[0] != want {
+		t.Fatalf("Save answered %.80q", *got)
+	}
+}
+
+func TestApprovalEditCancelAndEscKeepTheBubble(t *testing.T) {
+	b, got, _ := newTestBubble(t, approval())
+	b.Choose(ChoiceEdit)
+	b.BodyEntry().SetText("thrown away")
+	_, byLabel := shownButtons(b)
+	test.Tap(byLabel["Cancel"])
+	if b.Editing() || len(*got) != 0 {
+		t.Fatalf("Cancel: editing=%v answers=%+v", b.Editing(), *got)
+	}
+	if buttons, _ := shownButtons(b); strings.Join(buttons, "|") != "Approve|Edit|Deny" {
+		t.Fatalf("buttons after Cancel %q", buttons)
+	}
+	if !contains(shownLabels(b), approval().Body) {
+		t.Error("original body not shown after Cancel")
+	}
+	// Esc in the editor closes the editor only; Esc again denies.
+	b.Choose(ChoiceEdit)
+	b.bodyEdit.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if b.Editing() || len(*got) != 0 {
+		t.Fatalf("Esc in editor: editing=%v answers=%+v", b.Editing(), *got)
+	}
+	b.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	if len(*got) != 1 || (*got)[0].Choice != "dismiss" {
+		t.Fatalf("Esc: %+v", *got)
+	}
+}
+
+func TestBubbleReportsInteraction(t *testing.T) {
+	b, _, w := newTestBubble(t, snda)
+	n := 0
+	b.OnInteract = func() { n++ }
+	test.Tap(b) // the background: the cursor goes to the response box
+	if n == 0 || w.Canvas().Focused() != fyne.Focusable(b.entry) {
+		t.Fatalf("tap: interactions %d, focused %T", n, w.Canvas().Focused())
+	}
+	k := n
+	test.Type(b.Entry(), "a")
+	if n <= k {
+		t.Fatal("typing not reported")
+	}
+}
+
+func TestBubbleWithoutExtrasHasNoBodyBox(t *testing.T) {
+	b, _, _ := newTestBubble(t, snda)
+	if b.BodyEntry() != nil {
+		t.Fatal("body editor without a body")
+	}
+	b.Choose(ChoiceEdit) // no body: an ordinary choice
+	walkShown(b, func(o fyne.CanvasObject) {
+		if _, ok := o.(*container.Scroll); ok {
+			t.Error("body box without a body")
+		}
+	})
+}

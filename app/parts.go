@@ -1,0 +1,262 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/spirit-app/spirit/agents/glance"
+	"github.com/spirit-app/spirit/agents/mail"
+	"github.com/spirit-app/spirit/agents/mail/accounts"
+	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/reminders"
+	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/agents/task"
+	"github.com/spirit-app/spirit/app/events"
+	"github.com/spirit-app/spirit/app/settings"
+	"github.com/spirit-app/spirit/app/supervisor"
+	"github.com/spirit-app/spirit/screen"
+	"github.com/spirit-app/spirit/screen/ocr"
+	"github.com/spirit-app/spirit/voice/listen"
+)
+
+// Names of the long-running parts, as the supervisor, /health and the log
+// show them.
+const (
+	partReminders   = "reminders"
+	partAgents      = "agents"
+	partKeeper      = "keeper"
+	partMaintenance = "maintenance"
+	partMail        = "mail"
+	partVoice       = "voice"
+	partWatcher     = "watcher"
+	partGlance      = "glance"
+	partCommands    = "commands"
+	partAPI         = "api"
+	partUI          = "ui"
+)
+
+// Subscription buffers of the parts that read the stream. A sense never
+// waits for them: past these, events are dropped and counted in /health.
+const (
+	switchBuffer    = 64
+	utteranceBuffer = 64
+)
+
+// parts is Spirit built whole: the event stream, the core every front end
+// talks to, and every long-running part, added to one supervisor that Run
+// starts. Nothing is filled in after construction; tests build the same
+// parts and run only what they need.
+type parts struct {
+	bus    *events.Bus
+	core   *Core
+	glance *glance.Service
+	sup    *supervisor.Supervisor
+	subs   []*events.Subscription
+}
+
+// partsConfig is what build needs from the caller.
+type partsConfig struct {
+	Store   *store.Store
+	DataDir string
+	Version string
+	Log     *slog.Logger
+	Now     func() time.Time // nil: time.Now
+}
+
+// build constructs every part, wired through the event stream.
+func build(ctx context.Context, cfg partsConfig) (*parts, error) {
+	log, st := cfg.Log, cfg.Store
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	set, err := settings.Load(ctx, st)
+	switch {
+	case errors.Is(err, settings.ErrInvalid):
+		log.Warn("some settings are not valid; their defaults are used", "err", err)
+	case err != nil:
+		return nil, err
+	}
+	bus := events.NewBus()
+	sup := supervisor.New(supervisor.Options{Events: bus, Log: log})
+	wl := worldWriter{store: st, log: log}
+	keys := newProviders(st, log)
+	ann := &announcer{bus: bus}
+	ix := index.New(st)
+	rem := reminders.New(st, ann, reminders.Options{Logger: log})
+	mailSync := newMailSyncer(ix, keys, bus, wl.record, log)
+	tasks := task.NewRunner(task.Options{
+		Store:     st,
+		Index:     ix,
+		Provider:  keys.agent,
+		Drafts:    drafter{ix: ix, keys: keys, mail: mailSync, log: log},
+		Reminders: rem,
+		Listener:  ann,
+		Now:       now,
+		Log:       log.With("part", partAgents),
+	})
+	loadSettings := func(ctx context.Context) (settings.Settings, error) { return settings.Load(ctx, st) }
+	exclusions := func(ctx context.Context) *screen.Exclusions {
+		s, err := loadSettings(ctx)
+		if err != nil && !errors.Is(err, settings.ErrInvalid) {
+			log.Warn("exclusions: settings unreadable, built-in rules only", "err", err)
+		}
+		return screen.NewExclusions(s.ExcludedApps, s.ExcludedTitles)
+	}
+	watch := screen.NewWatchService(screen.ServiceOptions{
+		Paused:     set.WatchingPaused,
+		Exclusions: exclusions,
+		OnSwitch:   switched(bus, wl.record),
+		OnState:    ann.statusChanged,
+		Log:        log,
+	})
+	hearing := listen.NewService(listen.ServiceOptions{
+		DataDir: cfg.DataDir,
+		Paused:  set.ListeningPaused,
+		Choice: func(ctx context.Context) (listen.Choice, error) {
+			s, err := loadSettings(ctx)
+			if err != nil && !errors.Is(err, settings.ErrInvalid) {
+				return listen.Choice{}, err
+			}
+			return listen.Choice{Model: s.VoiceModel, Device: s.VoiceDevice, Threads: s.VoiceThreads}, nil
+		},
+		// What was heard is acted on by the commands part: the microphone
+		// never waits for a command to be carried out.
+		OnHeard:  func(h listen.Heard) { bus.Log(events.UtteranceHeard, events.Utterance{Text: h.Text, At: h.At}) },
+		OnSpeech: func(on bool) { bus.Log(events.SpeechHearing, on) },
+		OnState:  ann.statusChanged,
+		Log:      log,
+	})
+
+	c := newCore(coreParts{
+		store: st, bus: bus, sup: sup, wl: wl, keys: keys, say: ann, rem: rem, tasks: tasks,
+		voice: hearing, watch: watch, mail: mailSync, version: cfg.Version, now: now, log: log,
+		status: Status{ListeningPaused: set.ListeningPaused, WatchingPaused: set.WatchingPaused},
+	})
+
+	switches := bus.Subscribe(events.AppSwitched, switchBuffer)
+	utterances := bus.Subscribe(events.UtteranceHeard, utteranceBuffer)
+	gl, err := glance.NewService(glance.ServiceOptions{
+		Store:    st,
+		Index:    ix,
+		Switches: switches.C(),
+		Capture:  watch,
+		OpenReader: func() (glance.TextReader, error) {
+			t, err := ocr.New(ocr.Config{})
+			if err != nil {
+				return nil, err
+			}
+			return t, nil
+		},
+		Policy:  glancePolicy(loadSettings),
+		Models:  keys.glanceModels,
+		Propose: c.propose,
+		Record:  wl.record,
+		Now:     now,
+		Log:     log.With("part", partGlance),
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	sup.Add(partReminders, rem)
+	sup.Add(partAgents, tasks)
+	sup.Add(partKeeper, supervisor.Func(func(ctx context.Context) error {
+		tasks.KeepEvery(ctx, task.KeeperInterval)
+		return nil
+	}))
+	sup.Add(partMaintenance, supervisor.Func(c.maintain))
+	sup.Add(partMail, mailSync)
+	sup.Add(partVoice, hearing)
+	sup.Add(partWatcher, watch)
+	sup.Add(partGlance, gl)
+	sup.Add(partCommands, supervisor.Func(func(ctx context.Context) error {
+		return c.runCommands(ctx, utterances.C())
+	}))
+	return &parts{bus: bus, core: c, glance: gl, sup: sup, subs: []*events.Subscription{switches, utterances}}, nil
+}
+
+// switched records an app switch and puts it on the stream. An excluded
+// window's title is never stored or passed on.
+func switched(bus events.Logger, record func(context.Context, string, string, string)) func(context.Context, screen.Switch) {
+	return func(ctx context.Context, sw screen.Switch) {
+		if sw.Excluded {
+			record(ctx, "screen", sw.App, "switched to an excluded app ("+sw.ExcludedBy+"): not looked at")
+			return
+		}
+		record(ctx, "screen", sw.App, fmt.Sprintf("switched to %q", sw.Title))
+		bus.Log(events.AppSwitched, sw)
+	}
+}
+
+// close ends the parts' subscriptions, once the supervisor has stopped.
+func (p *parts) close() {
+	for _, s := range p.subs {
+		s.Unsubscribe()
+	}
+}
+
+// glancePolicy reads the glance's limits from the settings.
+func glancePolicy(load func(context.Context) (settings.Settings, error)) func(context.Context) (glance.Policy, error) {
+	return func(ctx context.Context) (glance.Policy, error) {
+		s, err := load(ctx)
+		if err != nil && !errors.Is(err, settings.ErrInvalid) {
+			return glance.Policy{}, err
+		}
+		return glance.Policy{MaxPerHour: s.GlanceMaxPerHour, Quiet: s.GlanceQuietHours.Contains, ScreenText: s.ScreenText}, nil
+	}
+}
+
+// worldWriter appends to the world log; a failure is logged, never fatal to
+// the action that caused it. While another program holds the database
+// locked the store keeps the event in memory and writes it, in order, once
+// it can. Writes are direct, not through the event stream: the world log
+// is the record, and a record must not be dropped to spare a slow reader.
+type worldWriter struct {
+	store *store.Store
+	log   *slog.Logger
+}
+
+func (w worldWriter) record(ctx context.Context, source, id, text string) {
+	pending, err := w.store.LogEvent(ctx, store.Event{Source: source, Identifier: id, Text: text})
+	switch {
+	case err != nil:
+		w.log.Error("world log append failed", "source", source, "err", err)
+	case pending:
+		w.log.Warn("world log: the database is busy; the event is kept to be written once it is free",
+			"source", source, "pending", w.store.Pending())
+	}
+}
+
+// drafter saves drafts through the account's own connector.
+type drafter struct {
+	ix   *index.Index
+	keys *providers
+	mail *mailSyncer
+	log  *slog.Logger
+}
+
+func (d drafter) CreateDraft(ctx context.Context, accountID int64, dr mail.Draft) (mail.DraftRef, error) {
+	a, err := d.ix.Account(ctx, accountID)
+	if err != nil {
+		return mail.DraftRef{}, fmt.Errorf("mail account %d: %w", accountID, err)
+	}
+	sec, err := d.keys.secrets()
+	if err != nil {
+		return mail.DraftRef{}, fmt.Errorf("keychain: %w", err)
+	}
+	conn, err := accounts.Connect(ctx, a, sec, d.log)
+	if err != nil {
+		return mail.DraftRef{}, err
+	}
+	defer conn.Close()
+	ref, err := conn.CreateDraft(ctx, dr)
+	if err == nil {
+		// Let the index learn of the draft soon, so the thread shows it.
+		d.mail.SyncNow()
+	}
+	return ref, err
+}

@@ -1,0 +1,238 @@
+package screen
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+
+	"github.com/spirit-app/spirit/platform"
+)
+
+// The watch service's states, for the tray and /health.
+const (
+	WatchStarting    = "starting"    // Run has not opened a display yet
+	WatchOn          = "on"          // switches are being reported
+	WatchPaused      = "paused"      // the lawyer paused watching
+	WatchUnavailable = "unavailable" // no display: see /health or doctor
+	WatchError       = "error"       // the display went away
+)
+
+// ServiceOptions is what a WatchService needs, given whole before it runs.
+type ServiceOptions struct {
+	// Paused starts the service paused (the lawyer's saved choice).
+	Paused bool
+	// OpenDisplay opens the display to watch; nil: platform.OpenDisplay("").
+	OpenDisplay func() (*platform.Display, error)
+	// Exclusions reads the lawyer's lists on top of the built-in rules; nil:
+	// the built-in rules only.
+	Exclusions func(ctx context.Context) *Exclusions
+	// OnSwitch receives each switch, in order, on Run's goroutine; it must
+	// not block for long (publish it, don't act on it).
+	OnSwitch func(ctx context.Context, sw Switch)
+	// OnState is told that State changed.
+	OnState func()
+	Log     *slog.Logger
+}
+
+// WatchService runs the app-switch watcher while watching is not paused.
+// Pause stops it entirely: no X connection, no goroutine, nothing observed.
+// It also takes the screenshots asked for while it watches, through the
+// same display connection.
+type WatchService struct {
+	opt     ServiceOptions
+	toggles chan pauseRequest // to Run, while it runs
+
+	mu      sync.Mutex
+	running bool // Run is taking toggles
+	paused  bool
+	state   string
+	detail  string
+	display *platform.Display // while watching
+
+	switches atomic.Int64
+}
+
+// pauseRequest asks Run to pause or resume; done closes once it has.
+type pauseRequest struct {
+	paused bool
+	done   chan struct{}
+}
+
+// NewWatchService returns a service that starts watching with Run.
+func NewWatchService(opt ServiceOptions) *WatchService {
+	if opt.OpenDisplay == nil {
+		opt.OpenDisplay = func() (*platform.Display, error) { return platform.OpenDisplay("") }
+	}
+	if opt.Exclusions == nil {
+		opt.Exclusions = func(context.Context) *Exclusions { return NewExclusions(nil, nil) }
+	}
+	if opt.OnSwitch == nil {
+		opt.OnSwitch = func(context.Context, Switch) {}
+	}
+	if opt.OnState == nil {
+		opt.OnState = func() {}
+	}
+	if opt.Log == nil {
+		opt.Log = slog.Default()
+	}
+	// The state is "" until Run: nothing is watched yet.
+	return &WatchService{opt: opt, toggles: make(chan pauseRequest), paused: opt.Paused}
+}
+
+// State is the service's state and a detail; "" before Run.
+func (w *WatchService) State() (string, string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.state, w.detail
+}
+
+// Switches counts the switches seen since start, for /health.
+func (w *WatchService) Switches() int64 { return w.switches.Load() }
+
+func (w *WatchService) set(state, detail string) {
+	w.mu.Lock()
+	changed := w.state != state
+	w.state, w.detail = state, detail
+	w.mu.Unlock()
+	if changed {
+		w.opt.OnState()
+	}
+}
+
+// SetPaused pauses or resumes watching and returns once the watcher has
+// stopped or started: the lawyer is told only what is true.
+func (w *WatchService) SetPaused(ctx context.Context, paused bool) error {
+	w.mu.Lock()
+	if !w.running {
+		w.paused = paused
+		w.mu.Unlock()
+		return nil
+	}
+	w.mu.Unlock()
+	req := pauseRequest{paused: paused, done: make(chan struct{})}
+	select {
+	case w.toggles <- req:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-req.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Run watches until ctx ends. A display that cannot be opened is a state,
+// tried again on the next resume; a display lost while watching is an
+// error for the caller (a supervisor starts the service again).
+func (w *WatchService) Run(ctx context.Context) error {
+	w.mu.Lock()
+	w.running = true
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		w.running = false
+		w.mu.Unlock()
+	}()
+	for {
+		w.mu.Lock()
+		paused := w.paused
+		w.mu.Unlock()
+		if paused {
+			w.set(WatchPaused, "")
+			if !w.waitToggle(ctx) {
+				return nil
+			}
+			continue
+		}
+		d, err := w.opt.OpenDisplay()
+		if err != nil {
+			w.set(WatchUnavailable, err.Error())
+			w.opt.Log.Warn("not watching app switches", "err", err)
+			if !w.waitToggle(ctx) {
+				return nil
+			}
+			continue
+		}
+		err = w.watch(ctx, d)
+		if err != nil || ctx.Err() != nil {
+			return err
+		}
+	}
+}
+
+// waitToggle applies the next pause request; false when ctx ended first.
+func (w *WatchService) waitToggle(ctx context.Context) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case req := <-w.toggles:
+		w.mu.Lock()
+		w.paused = req.paused
+		w.mu.Unlock()
+		close(req.done)
+		return true
+	}
+}
+
+// watch reports switches on display d until ctx ends, a pause, or an error.
+func (w *WatchService) watch(ctx context.Context, d *platform.Display) error {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w.mu.Lock()
+	w.display = d
+	w.mu.Unlock()
+	w.set(WatchOn, "")
+	sw := StartWatcher(wctx, d, WatchConfig{Exclusions: w.opt.Exclusions(ctx), Logger: w.opt.Log})
+	stop := func() {
+		cancel()
+		for range sw.Switches() { // the watcher closes it once it has stopped
+		}
+		w.mu.Lock()
+		w.display = nil
+		w.mu.Unlock()
+		d.Close()
+	}
+	for {
+		select {
+		case req := <-w.toggles:
+			w.mu.Lock()
+			w.paused = req.paused
+			w.mu.Unlock()
+			if req.paused {
+				stop() // the watcher is gone before the lawyer is told
+				w.set(WatchPaused, "")
+				close(req.done)
+				return nil
+			}
+			close(req.done)
+		case s, ok := <-sw.Switches():
+			if !ok {
+				stop()
+				if err := sw.Err(); err != nil && ctx.Err() == nil {
+					w.set(WatchError, err.Error())
+					return fmt.Errorf("app-switch watcher: %w", err)
+				}
+				return nil
+			}
+			w.switches.Add(1)
+			w.opt.OnSwitch(ctx, s)
+		}
+	}
+}
+
+// Capture takes the screenshot a glance asked for, through the watcher's
+// display; excluded windows are refused and blacked out by the capturer.
+func (w *WatchService) Capture(ctx context.Context, sw Switch) (Shot, error) {
+	w.mu.Lock()
+	d := w.display
+	w.mu.Unlock()
+	if d == nil {
+		return Shot{}, fmt.Errorf("not watching")
+	}
+	cp := NewCapturer(d, CaptureConfig{Exclusions: w.opt.Exclusions(ctx), Logger: w.opt.Log})
+	return cp.Capture(ctx, sw)
+}

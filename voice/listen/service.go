@@ -1,0 +1,179 @@
+package listen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/spirit-app/spirit/voice/audio"
+	"github.com/spirit-app/spirit/voice/model"
+	"github.com/spirit-app/spirit/voice/whisper"
+)
+
+// The voice service's states beyond the capture's own (audio.State).
+const (
+	NoModel   = "no speech model"
+	Loading   = "loading speech model"
+	Failed    = "speech model failed"
+	Stopped   = "stopped"
+	Capturing = string(audio.Listening)
+)
+
+// Choice is what the lawyer chose for listening, read when the service
+// starts.
+type Choice struct {
+	Model   string // catalog name, e.g. "base.en"; "": the best installed
+	Device  string // input device; "": the system default
+	Threads int    // whisper threads; 0: automatic
+}
+
+// ServiceOptions is what a Service needs, given whole before it runs.
+type ServiceOptions struct {
+	DataDir string // where speech models live (model.Dir)
+	Paused  bool   // start with the microphone closed (the saved choice)
+	// Choice reads the lawyer's choices; an error stops Run.
+	Choice func(ctx context.Context) (Choice, error)
+	// OnHeard receives each utterance, in order; it must not block for
+	// long (publish it, don't act on it), or the microphone waits.
+	OnHeard func(Heard)
+	// OnSpeech is told when speech starts and stops (the orb pulses).
+	OnSpeech func(on bool)
+	// OnState is told that State changed.
+	OnState func()
+	Log     *slog.Logger
+}
+
+// Service runs microphone → VAD → whisper while Spirit runs. A missing
+// model, a missing microphone or a lost device are states shown to the
+// lawyer, never errors that stop Spirit.
+type Service struct {
+	opt ServiceOptions
+
+	mu      sync.Mutex
+	paused  bool
+	state   string
+	detail  string
+	capture *audio.Capture // while Run has one
+}
+
+// NewService returns a service that starts listening with Run.
+func NewService(opt ServiceOptions) *Service {
+	if opt.Choice == nil {
+		opt.Choice = func(context.Context) (Choice, error) { return Choice{}, nil }
+	}
+	if opt.OnHeard == nil {
+		opt.OnHeard = func(Heard) {}
+	}
+	if opt.OnSpeech == nil {
+		opt.OnSpeech = func(bool) {}
+	}
+	if opt.OnState == nil {
+		opt.OnState = func() {}
+	}
+	if opt.Log == nil {
+		opt.Log = slog.Default()
+	}
+	return &Service{opt: opt, paused: opt.Paused}
+}
+
+func (v *Service) set(state, detail string) {
+	v.mu.Lock()
+	changed := v.state != state || v.detail != detail
+	v.state, v.detail = state, detail
+	v.mu.Unlock()
+	if changed {
+		v.opt.OnState()
+	}
+}
+
+// State is the voice state and a detail for /health and the tray; "" before
+// Run has looked for a model.
+func (v *Service) State() (string, string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.state, v.detail
+}
+
+// Run listens until ctx ends. Without a model there is nothing to run: the
+// state says what to do, and Run returns nil (done, not failed).
+func (v *Service) Run(ctx context.Context) error {
+	v.set(Loading, "")
+	ch, err := v.opt.Choice(ctx)
+	if err != nil {
+		return fmt.Errorf("voice settings: %w", err)
+	}
+	path, err := model.Find(v.opt.DataDir, ch.Model)
+	if err != nil {
+		v.set(NoModel, "run `spirit model download "+model.Default+"`")
+		v.opt.Log.Warn("voice is off: no speech model", "fix", "spirit model download "+model.Default)
+		return nil
+	}
+	tr, err := whisper.Load(ctx, path, whisper.Options{Threads: ch.Threads})
+	if err != nil {
+		v.set(Failed, err.Error())
+		v.opt.Log.Error("voice is off: speech model failed to load", "model", path, "err", err)
+		return nil
+	}
+	defer tr.Close()
+
+	capture := audio.Microphone(ch.Device)
+	capture.Logger = v.opt.Log
+	capture.OnStatus = func(s audio.Status) {
+		detail := s.Detail
+		if s.Err != nil && detail == "" {
+			detail = s.Err.Error()
+		}
+		v.set(string(s.State), detail)
+	}
+	v.mu.Lock()
+	paused := v.paused
+	if paused {
+		capture.Pause() // before Open: the microphone is never opened
+	}
+	v.capture = capture
+	v.mu.Unlock()
+	defer func() {
+		v.mu.Lock()
+		v.capture = nil
+		v.mu.Unlock()
+	}()
+	if paused {
+		v.set(string(audio.Paused), "")
+	}
+	l := &Listener{
+		Source:      capture,
+		Transcriber: whisper.Text{T: tr},
+		Logger:      v.opt.Log,
+		OnSpeech:    v.opt.OnSpeech,
+		OnHeard:     v.opt.OnHeard,
+	}
+	// The listener opens the capture; a missing microphone is a state, retried.
+	v.opt.Log.Info("voice on", "model", path, "device", ch.Device)
+	err = l.Run(ctx)
+	// A listener that stops mid-speech never reports its end: stop the pulse.
+	v.opt.OnSpeech(false)
+	if err != nil && !errors.Is(err, context.Canceled) && ctx.Err() == nil {
+		v.set(Stopped, err.Error())
+		return fmt.Errorf("listening stopped: %w", err)
+	}
+	return nil
+}
+
+// SetPaused closes or reopens the microphone; it returns once the device
+// is closed, so the lawyer is told only what is true.
+func (v *Service) SetPaused(paused bool) {
+	v.mu.Lock()
+	v.paused = paused
+	c := v.capture
+	v.mu.Unlock()
+	if c == nil {
+		return
+	}
+	if paused {
+		c.Pause()
+	} else {
+		c.Resume()
+	}
+}
