@@ -41,8 +41,11 @@ func TestDraftItHandsTheAgentTheThread(t *testing.T) {
 		t.Fatal(err)
 	}
 	thread, subject, err := ix.ThreadOfMessage(ctx, msg.MessageID)
-	if err != nil || subject != msg.Subject {
-		t.Fatalf("thread of message: %d %q %v", thread, subject, err)
+	if err != nil {
+		t.Fatalf("thread of message %d: %v", thread, err)
+	}
+	if subject != msg.Subject {
+		t.Fatalf("thread of message subject = %q, want %q", subject, msg.Subject)
 	}
 
 	plan, _ := json.Marshal(map[string]any{"steps": []string{"Read the thread"}})
@@ -92,13 +95,17 @@ func TestDraftItHandsTheAgentTheThread(t *testing.T) {
 		}
 		reqs := srv.Requests()
 		first := reqs[len(reqs)-2].Messages[0].Text
-		if !strings.Contains(first, fmt.Sprintf("conversation_id %d", thread)) || !strings.Contains(first, "SNDA - Brooklyn Gardens") {
-			t.Errorf("run %d: the agent was not told the thread: %q", i, first)
+		if want := fmt.Sprintf("conversation_id %d", thread); !strings.Contains(first, want) {
+			t.Errorf("run %d: the agent's first message = %q, want it to name %q", i, first, want)
+		}
+		if want := "SNDA - Brooklyn Gardens"; !strings.Contains(first, want) {
+			t.Errorf("run %d: the agent's first message = %q, want it to name the subject %q", i, first, want)
 		}
 		if typed != "" && !strings.HasPrefix(first, "Task: "+typed) {
 			t.Errorf("typed words are not the task: %q", first)
 		}
-		tk, err := task.Get(ctx, st, task.SessionOf(q))
+		session, _ := nudge.TaskSession(q.Subject)
+		tk, err := task.Get(ctx, st, session)
 		if err != nil {
 			t.Fatal(err)
 		}

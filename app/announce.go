@@ -36,7 +36,8 @@ func (a *announcer) withdraw(id int64) { a.bus.Log(events.NudgeWithdrawn, id) }
 func (a *announcer) statusChanged() { a.bus.Log(events.StatusChanged, nil) }
 
 // Fired implements reminders.Notifier: the firing is recorded; show it.
-func (a *announcer) Fired(_ context.Context, _ store.Reminder, n store.Nudge, _ bool) {
+func (a *announcer) Fired(_ context.Context, r store.Reminder, n store.Nudge, _ bool) {
+	a.bus.Log(events.ReminderDue, r.ID)
 	a.show(n, "Spirit reminder")
 }
 
@@ -60,3 +61,9 @@ func (a *announcer) Working(n int) { a.bus.Log(events.AgentsWorking, n) }
 
 // Verified implements task.Listener: a brief sparkle on the orb.
 func (a *announcer) Verified(session string) { a.bus.Log(events.TaskDone, session) }
+
+// Lifecycle implements task.Listener: the Activity window and the coming
+// mind follow agents through the stream.
+func (a *announcer) Lifecycle(session string, status store.AgentStatus) {
+	a.bus.Log(events.AgentLifecycle, events.AgentChange{Session: session, Phase: string(status)})
+}

@@ -45,7 +45,7 @@ type UI interface {
 var ErrAlreadyRunning = errors.New("Spirit is already running; it was asked to show itself")
 
 // shutdownGrace bounds a graceful exit: the issue promises 2 s.
-const shutdownGrace = 1500 * time.Millisecond
+const shutdownGrace = api.ShutdownGrace
 
 // Run starts Spirit and blocks until Quit, or until ctx ends (SIGINT,
 // SIGTERM), then shuts down in order: UI, then the parts in the reverse of
@@ -95,13 +95,7 @@ func Run(ctx context.Context, cfg Config) error {
 	log.Info("local API listening", "addr", addr, "info", cfg.DataDir+"/"+api.InfoFile)
 	// Added last, so it is the first part stopped: no request reaches a
 	// part that is shutting down.
-	p.sup.Add(partAPI, supervisor.Func(func(ctx context.Context) error {
-		<-ctx.Done()
-		// Shut down with a fresh context: ctx is already cancelled.
-		sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
-		defer cancel()
-		return srv.Shutdown(sctx)
-	}))
+	p.sup.Add(partAPI, srv)
 
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()

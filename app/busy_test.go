@@ -52,7 +52,12 @@ func TestSayWhileTheDatabaseIsLocked(t *testing.T) {
 	if _, err := srv.Start(ctx, dir); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { srv.Shutdown(context.Background()) })
+	ran := make(chan error, 1)
+	go func() { ran <- srv.Run(context.Background()) }()
+	t.Cleanup(func() {
+		srv.Shutdown(context.Background())
+		<-ran
+	})
 	info, err := api.ReadInfo(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -74,8 +79,14 @@ func TestSayWhileTheDatabaseIsLocked(t *testing.T) {
 	waits := st.BusyWaits()
 	_, err = client.Say(ctx, "pause listening")
 	se, ok := errors.AsType[*api.StatusError](err)
-	if !ok || se.Code != 503 || se.Message != "the database is busy" {
-		t.Fatalf("POST /say while locked: %v; want 503 the database is busy", err)
+	if !ok {
+		t.Fatalf("POST /say while locked: error %v, want an *api.StatusError 503 the database is busy", err)
+	}
+	if se.Code != 503 {
+		t.Fatalf("POST /say while locked: status %d, want 503 (%v)", se.Code, err)
+	}
+	if want := "the database is busy"; se.Message != want {
+		t.Fatalf("POST /say while locked: message %q, want %q", se.Message, want)
 	}
 	if !errors.Is(err, store.ErrBusy) {
 		t.Errorf("the client's error %v does not match store.ErrBusy", err)
@@ -91,8 +102,12 @@ func TestSayWhileTheDatabaseIsLocked(t *testing.T) {
 	if st.Pending() != 1 {
 		t.Errorf("%d events kept in memory, want the say event", st.Pending())
 	}
-	if h := health(); h.Database != (api.DatabaseHealth{BusyWaits: waits + 1, PendingEvents: 1}) || h.Subsystems["store"].State != "busy" {
-		t.Errorf("health while locked: database %+v, store %+v; want 1 more busy wait, 1 pending event, store busy", h.Database, h.Subsystems["store"])
+	h := health()
+	if want := (api.DatabaseHealth{BusyWaits: waits + 1, PendingEvents: 1}); h.Database != want {
+		t.Errorf("health while locked: database %+v, want %+v (1 more busy wait, 1 pending event)", h.Database, want)
+	}
+	if got := h.Subsystems["store"].State; got != "busy" {
+		t.Errorf("health while locked: store state %q, want busy (%+v)", got, h.Subsystems["store"])
 	}
 	raw, err := json.Marshal(api.Health{Database: api.DatabaseHealth{BusyWaits: 2, PendingEvents: 1}})
 	if err != nil {
@@ -123,11 +138,19 @@ func TestSayWhileTheDatabaseIsLocked(t *testing.T) {
 	}) {
 		t.Fatalf("world log after the lock was released: %v", es)
 	}
-	if h := health(); h.Database != (api.DatabaseHealth{BusyWaits: waits + 1}) || h.Subsystems["store"].State != "ok" {
-		t.Errorf("health after the lock was released: database %+v, store %+v; want no pending event, store ok", h.Database, h.Subsystems["store"])
+	h = health()
+	if want := (api.DatabaseHealth{BusyWaits: waits + 1}); h.Database != want {
+		t.Errorf("health after the lock was released: database %+v, want %+v (no pending event)", h.Database, want)
+	}
+	if got := h.Subsystems["store"].State; got != "ok" {
+		t.Errorf("health after the lock was released: store state %q, want ok (%+v)", got, h.Subsystems["store"])
 	}
 	// And Spirit works again.
-	if res, err := client.Say(ctx, "pause listening"); err != nil || !res.Handled {
-		t.Fatalf("say after the lock was released: %+v, %v", res, err)
+	res, err := client.Say(ctx, "pause listening")
+	if err != nil {
+		t.Fatalf("say after the lock was released: %v", err)
+	}
+	if !res.Handled {
+		t.Fatalf("say after the lock was released: handled = false, want true (%+v)", res)
 	}
 }

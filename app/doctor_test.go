@@ -144,8 +144,11 @@ func TestDoctorDatabaseCheck(t *testing.T) {
 			before := storetest.Folder(t, dir)
 			got := checkDatabase(t.Context(), dir)
 			t.Logf("detail: %s\nfix: %s", got.detail, got.fix)
-			if got.ok != tc.wantOK || !strings.Contains(got.detail, tc.wantDetail) {
-				t.Errorf("ok %v, detail %q; want ok %v and a detail with %q", got.ok, got.detail, tc.wantOK, tc.wantDetail)
+			if got.ok != tc.wantOK {
+				t.Errorf("ok = %v, want %v (detail %q)", got.ok, tc.wantOK, got.detail)
+			}
+			if !strings.Contains(got.detail, tc.wantDetail) {
+				t.Errorf("detail = %q, want one with %q", got.detail, tc.wantDetail)
 			}
 			if tc.wantFix == "" && got.fix != "" && !got.ok {
 				t.Errorf("fix %q, want none", got.fix)
@@ -197,8 +200,11 @@ func TestDatabaseAdvice(t *testing.T) {
 			f := tc.facts
 			f.dir, f.path = dir, path
 			got := databaseCheck(f)
-			if got.ok != tc.wantOK || !strings.Contains(got.fix, tc.wantFix) {
-				t.Errorf("ok %v, fix %q; want ok %v and a fix with %q (detail %q)", got.ok, got.fix, tc.wantOK, tc.wantFix, got.detail)
+			if got.ok != tc.wantOK {
+				t.Errorf("ok = %v, want %v (detail %q)", got.ok, tc.wantOK, got.detail)
+			}
+			if !strings.Contains(got.fix, tc.wantFix) {
+				t.Errorf("fix = %q, want one with %q (detail %q)", got.fix, tc.wantFix, got.detail)
 			}
 			if tc.wantOK && got.fix != "" {
 				t.Errorf("fix %q for a database that is fine", got.fix)
@@ -299,11 +305,17 @@ func TestKeychainAdvice(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := keychainCheck(tc.st, tc.err, dir)
-			if got.ok != tc.wantOK || !strings.Contains(got.detail, tc.wantDetail) {
-				t.Errorf("ok %v, detail %q; want ok %v and a detail with %q", got.ok, got.detail, tc.wantOK, tc.wantDetail)
+			if got.ok != tc.wantOK {
+				t.Errorf("ok = %v, want %v (detail %q)", got.ok, tc.wantOK, got.detail)
 			}
-			if (tc.wantFix == "") != (got.fix == "") || !strings.Contains(got.fix, tc.wantFix) {
-				t.Errorf("fix %q, want %q", got.fix, tc.wantFix)
+			if !strings.Contains(got.detail, tc.wantDetail) {
+				t.Errorf("detail = %q, want one with %q", got.detail, tc.wantDetail)
+			}
+			if (tc.wantFix == "") != (got.fix == "") {
+				t.Errorf("fix = %q, want %q (a fix given: %v, want %v)", got.fix, tc.wantFix, got.fix != "", tc.wantFix != "")
+			}
+			if !strings.Contains(got.fix, tc.wantFix) {
+				t.Errorf("fix = %q, want one with %q", got.fix, tc.wantFix)
 			}
 			if strings.Contains(got.fix, "aside") != tc.wantAside {
 				t.Errorf("fix %q suggests moving secrets.json aside: %v, want %v", got.fix, !tc.wantAside, tc.wantAside)
@@ -361,9 +373,15 @@ func TestDoctorLeavesTheDatabaseAlone(t *testing.T) {
 	if !c.ok {
 		t.Errorf("provider check: %+v", c)
 	}
-	after, err := os.Stat(path)
-	if err != nil || after.Size() != fi.Size() || !after.ModTime().Equal(fi.ModTime()) {
-		t.Errorf("spirit.db changed: %v → %v (%v)", fi.ModTime(), after.ModTime(), err)
+	if after, err := os.Stat(path); err != nil {
+		t.Errorf("spirit.db after the check: %v", err)
+	} else {
+		if after.Size() != fi.Size() {
+			t.Errorf("spirit.db size = %d, want %d, unchanged", after.Size(), fi.Size())
+		}
+		if !after.ModTime().Equal(fi.ModTime()) {
+			t.Errorf("spirit.db modified at %v, want %v, unchanged", after.ModTime(), fi.ModTime())
+		}
 	}
 	for _, p := range []string{path + "-wal", path + "-shm"} {
 		if _, err := os.Stat(p); err == nil {

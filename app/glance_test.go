@@ -67,19 +67,36 @@ func TestGlanceWithProviderWordsTheNudge(t *testing.T) {
 
 	sw := screen.Switch{App: "Microsoft Outlook", Title: "RE: SNDA - Brooklyn Gardens - Message (HTML)"}
 	p.glance.On(ctx, sw)
-	if len(rec.shown()) != 1 || !strings.Contains(rec.shown()[0].Message, "§4.2(b)") || rec.shown()[0].Kind != nudge.KindGlance {
-		t.Fatalf("bubble %+v", rec.shown())
+	shown := rec.shown()
+	if len(shown) != 1 {
+		t.Fatalf("shown %d bubbles, want 1: %+v", len(shown), shown)
 	}
-	if h := c.Health(ctx); h.Counters["model_calls"] != 1 || h.Subsystems["model_provider"].State != setup.Anthropic {
-		t.Errorf("health counters %v, provider %v", h.Counters, h.Subsystems["model_provider"])
+	if !strings.Contains(shown[0].Message, "§4.2(b)") {
+		t.Fatalf("bubble message = %q, want it to name §4.2(b)", shown[0].Message)
+	}
+	if shown[0].Kind != nudge.KindGlance {
+		t.Fatalf("bubble kind = %q, want %q", shown[0].Kind, nudge.KindGlance)
+	}
+	h := c.Health(ctx)
+	if got := h.Counters["model_calls"]; got != 1 {
+		t.Errorf("health model_calls = %d, want 1 (counters %v)", got, h.Counters)
+	}
+	if got := h.Subsystems["model_provider"].State; got != setup.Anthropic {
+		t.Errorf("health model_provider = %q, want %q", got, setup.Anthropic)
 	}
 	reqs := srv.Requests()
-	if len(reqs) != 1 || len(reqs[0].Messages) == 0 {
-		t.Fatalf("provider requests %+v", reqs)
+	if len(reqs) != 1 {
+		t.Fatalf("provider requests = %d, want 1: %+v", len(reqs), reqs)
+	}
+	if len(reqs[0].Messages) == 0 {
+		t.Fatalf("provider request has no messages: %+v", reqs[0])
 	}
 	// The same thread again: no second bubble, no model call.
 	p.glance.On(ctx, sw)
-	if len(rec.shown()) != 1 || len(srv.Requests()) != 1 {
-		t.Errorf("second switch: %d bubbles, %d model calls", len(rec.shown()), len(srv.Requests()))
+	if got := len(rec.shown()); got != 1 {
+		t.Errorf("second switch: %d bubbles, want still 1", got)
+	}
+	if got := len(srv.Requests()); got != 1 {
+		t.Errorf("second switch: %d model calls, want still 1", got)
 	}
 }

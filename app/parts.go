@@ -155,6 +155,7 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 		Models:  keys.glanceModels,
 		Propose: c.propose,
 		Record:  wl.record,
+		Events:  bus,
 		Now:     now,
 		Log:     log.With("part", partGlance),
 	})

@@ -52,16 +52,23 @@ func TestSayLogsOnlyWhatSpiritActedOn(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if res.Intent != "none" || res.Handled {
-			t.Errorf("Say(%q) = %+v, want an unhandled none", text, res)
+		if res.Intent != "none" {
+			t.Errorf("Say(%q) intent = %q, want none", text, res.Intent)
+		}
+		if res.Handled {
+			t.Errorf("Say(%q) handled = true, want false (%+v)", text, res)
 		}
 	}
 	if got := mentions(worldLog(t, st), "Whitaker"); len(got) != 0 {
 		t.Errorf("words that were no command are in the world log: %+v", got)
 	}
 
-	if res, err := c.Say(ctx, "pause listening"); err != nil || !res.Handled {
-		t.Fatalf("Say(pause listening) = %+v, %v", res, err)
+	res, err := c.Say(ctx, "pause listening")
+	if err != nil {
+		t.Fatalf("Say(pause listening): %v", err)
+	}
+	if !res.Handled {
+		t.Fatalf("Say(pause listening) handled = false, want true (%+v)", res)
 	}
 	var said []string
 	for _, e := range worldLog(t, st) {
@@ -154,12 +161,24 @@ func TestCommandModelFallback(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Intent != "pause_watching" || !res.Handled || !c.Status().WatchingPaused {
-				t.Fatalf("Heard = %+v, status %+v", res, c.Status())
+			if res.Intent != "pause_watching" {
+				t.Fatalf("Heard intent = %q, want pause_watching (%+v)", res.Intent, res)
+			}
+			if !res.Handled {
+				t.Fatalf("Heard handled = false, want true (%+v)", res)
+			}
+			if got := c.Status(); !got.WatchingPaused {
+				t.Fatalf("status WatchingPaused = false, want true (%+v)", got)
 			}
 			reqs := srv.Requests()
-			if len(reqs) != 1 || reqs[0].Model != "triage-model" || len(reqs[0].Tools) != 1 {
-				t.Fatalf("requests %+v", reqs)
+			if len(reqs) != 1 {
+				t.Fatalf("model requests = %d, want 1: %+v", len(reqs), reqs)
+			}
+			if reqs[0].Model != "triage-model" {
+				t.Fatalf("request model = %q, want triage-model", reqs[0].Model)
+			}
+			if len(reqs[0].Tools) != 1 {
+				t.Fatalf("request tools = %d, want 1: %+v", len(reqs[0].Tools), reqs[0].Tools)
 			}
 			if got := mentions(worldLog(t, st), "pause_watching: hey spirit, blank out the monitor"); len(got) != 1 {
 				t.Errorf("the command is not logged once: %+v", got)

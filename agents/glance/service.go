@@ -55,6 +55,8 @@ type ServiceOptions struct {
 	Propose func(ctx context.Context, n store.Nudge) error
 	// Record appends a line to the world log.
 	Record func(ctx context.Context, source, id, text string)
+	// Events hears that screen text was read; nil: nobody.
+	Events events.Logger
 	Now    func() time.Time
 	Log    *slog.Logger
 }
@@ -81,6 +83,9 @@ func NewService(opt ServiceOptions) (*Service, error) {
 	if opt.Log == nil {
 		opt.Log = slog.Default()
 	}
+	if opt.Events == nil {
+		opt.Events = events.Noop{}
+	}
 	return &Service{opt: opt}, nil
 }
 
@@ -100,8 +105,32 @@ func (s *Service) Run(ctx context.Context) error {
 			if !ok {
 				return nil
 			}
-			if sw, ok := ev.Data.(screen.Switch); ok && !sw.Excluded {
-				s.On(ctx, sw)
+			sw, ok := ev.Data.(screen.Switch)
+			if !ok || sw.Excluded {
+				continue
+			}
+			// Switches that came while a glance ran are history: the
+			// lawyer has moved on, and only the window in front now
+			// matters. Each still gets its line in the world log.
+			closed := false
+			for latest := false; !latest && !closed; {
+				select {
+				case next, ok := <-s.opt.Switches:
+					if !ok {
+						closed = true
+						break
+					}
+					if nsw, ok := next.Data.(screen.Switch); ok && !nsw.Excluded {
+						s.opt.Record(ctx, "glance", sw.App, "silent: moved on to another window (gate)")
+						sw = nsw
+					}
+				default:
+					latest = true
+				}
+			}
+			s.On(ctx, sw)
+			if closed {
+				return nil
 			}
 		}
 	}
@@ -201,6 +230,8 @@ func (s *Service) readScreen(ctx context.Context, pol Policy, sh screen.Shot) st
 		s.opt.Log.Warn("read screen text", "err", err)
 		return ""
 	}
+	// Only the amount: screen text stays with the glance.
+	s.opt.Events.Log(events.ScreenTextRead, events.ScreenText{App: sh.App, Chars: len([]rune(text))})
 	return text
 }
 

@@ -1,11 +1,15 @@
 package glance
 
 import (
+	"context"
 	"testing"
 	"time"
 
+	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/app/events"
+	"github.com/spirit-app/spirit/screen"
 )
 
 func TestGate(t *testing.T) {
@@ -64,5 +68,58 @@ func TestSeen(t *testing.T) {
 				t.Errorf("Seen(%q) = %v, want %v", tt.subject, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestServiceGlancesOnlyAtTheLatestSwitch: switches that queued up while a
+// glance ran are logged as passed over, and only the window in front now
+// is glanced at; excluded windows are never glanced at.
+func TestServiceGlancesOnlyAtTheLatestSwitch(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.OpenDir(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	switches := make(chan events.Event, 8)
+	for _, sw := range []screen.Switch{
+		{App: "Finder", Title: "Documents"},
+		{App: "KeePassXC", Excluded: true},
+		{App: "Calculator", Title: "Calculator"},
+		{App: "Notes", Title: "Groceries"},
+	} {
+		switches <- events.Event{Type: events.AppSwitched, Data: sw}
+	}
+	close(switches)
+	var lines []string
+	svc, err := NewService(ServiceOptions{
+		Store:    st,
+		Index:    index.New(st),
+		Switches: switches,
+		Policy:   func(context.Context) (Policy, error) { return Policy{MaxPerHour: 4}, nil },
+		Models:   func(context.Context) (Models, bool) { return Models{}, false },
+		Propose:  func(context.Context, store.Nudge) error { t.Error("proposed a nudge"); return nil },
+		Record: func(_ context.Context, source, id, text string) {
+			lines = append(lines, id+": "+text)
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"Finder: silent: moved on to another window (gate)",
+		"Calculator: silent: moved on to another window (gate)",
+		"Notes: silent: not_email (triage)",
+	}
+	if len(lines) != len(want) {
+		t.Fatalf("world log = %q, want %q", lines, want)
+	}
+	for i := range want {
+		if lines[i] != want[i] {
+			t.Errorf("line %d = %q, want %q", i, lines[i], want[i])
+		}
 	}
 }

@@ -186,8 +186,11 @@ func checkConsistent(t *testing.T, st *store.Store, n int) (firedIDs map[int64]b
 		t.Fatal(err)
 	}
 	rs, err := st.Reminders(ctx)
-	if err != nil || len(rs) != n {
-		t.Fatalf("%d reminders, %v", len(rs), err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != n {
+		t.Fatalf("%d reminders, want %d", len(rs), n)
 	}
 	ns, err := st.Nudges(ctx)
 	if err != nil {
@@ -229,8 +232,11 @@ func restartAndFinish(t *testing.T, path string, n int, firedBefore map[int64]bo
 		t.Errorf("%d open firings for %d recorded firings", len(open), len(firedBefore))
 	}
 	for _, f := range open {
-		if !firedBefore[f.Reminder.ID] || f.Nudge.State != store.NudgeShown {
-			t.Errorf("open firing %+v", f)
+		if !firedBefore[f.Reminder.ID] {
+			t.Errorf("open firing for reminder %d, which had not fired before the crash: %+v", f.Reminder.ID, f)
+		}
+		if f.Nudge.State != store.NudgeShown {
+			t.Errorf("open firing for reminder %d: nudge state %s, want %s", f.Reminder.ID, f.Nudge.State, store.NudgeShown)
 		}
 	}
 	rec := &recorder{}

@@ -2,6 +2,7 @@ package reminders
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -18,46 +19,52 @@ func TestDescribe(t *testing.T) {
 		return store.Reminder{Task: task, Due: anchor, Anchor: anchor, Every: every, Offset: -300, State: store.ReminderPending}
 	}
 	for _, tc := range []struct {
+		name string
 		r    store.Reminder
 		now  time.Time
 		want string
 	}{
-		{oneShot("call Marcy Howard", at(11, 21, 15, 0)), friday, "call Marcy Howard — tomorrow 3:00 PM"},
-		{oneShot("file the motion to compel", at(11, 20, 17, 0)), friday, "file the motion to compel — today 5:00 PM"},
-		{oneShot("renew my bar membership", at(11, 27, 9, 0)), friday, "renew my bar membership — Fri Nov 27 9:00 AM"},
-		{oneShot("call the court reporter", at(11, 19, 15, 0)), friday, "call the court reporter — yesterday 3:00 PM"},
-		{oneShot("order the title report", tp(time.Date(2027, 1, 4, 9, 0, 0, 0, est))), friday, "order the title report — Mon Jan 4 2027 9:00 AM"},
-		{recurring("check the docket", store.EveryWeekday, at(11, 23, 9, 0)), friday, "check the docket — every weekday 9:00 AM"},
-		{recurring("check my voicemail", store.EveryDay, at(11, 21, 8, 0)), friday, "check my voicemail — every day 8:00 AM"},
-		{recurring("send the weekly status report", store.EveryWeek, at(11, 23, 10, 0)), friday, "send the weekly status report — every Monday 10:00 AM"},
-		{oneShot("call the clerk", nil), friday, "call the clerk — no time yet"},
-		{store.Reminder{Task: "check the docket", Every: store.EveryWeekday, Offset: -300}, friday, "check the docket — every weekday, no time yet"},
+		{"tomorrow", oneShot("call Marcy Howard", at(11, 21, 15, 0)), friday, "call Marcy Howard — tomorrow 3:00 PM"},
+		{"today", oneShot("file the motion to compel", at(11, 20, 17, 0)), friday, "file the motion to compel — today 5:00 PM"},
+		{"next week", oneShot("renew my bar membership", at(11, 27, 9, 0)), friday, "renew my bar membership — Fri Nov 27 9:00 AM"},
+		{"yesterday", oneShot("call the court reporter", at(11, 19, 15, 0)), friday, "call the court reporter — yesterday 3:00 PM"},
+		{"next year names the year", oneShot("order the title report", tp(time.Date(2027, 1, 4, 9, 0, 0, 0, est))), friday, "order the title report — Mon Jan 4 2027 9:00 AM"},
+		{"every weekday", recurring("check the docket", store.EveryWeekday, at(11, 23, 9, 0)), friday, "check the docket — every weekday 9:00 AM"},
+		{"every day", recurring("check my voicemail", store.EveryDay, at(11, 21, 8, 0)), friday, "check my voicemail — every day 8:00 AM"},
+		{"every week names the weekday", recurring("send the weekly status report", store.EveryWeek, at(11, 23, 10, 0)), friday, "send the weekly status report — every Monday 10:00 AM"},
+		{"no time yet", oneShot("call the clerk", nil), friday, "call the clerk — no time yet"},
+		{"recurring without a time", store.Reminder{Task: "check the docket", Every: store.EveryWeekday, Offset: -300}, friday, "check the docket — every weekday, no time yet"},
 		// The days are the reminder's: at 03:00 UTC on the 21st it is still
 		// the 20th at -05:00, so 9:00 on the 21st there is tomorrow.
-		{oneShot("call Marcy Howard", at(11, 21, 9, 0)), time.Date(2026, 11, 21, 3, 0, 0, 0, time.UTC), "call Marcy Howard — tomorrow 9:00 AM"},
+		{"days in the reminder's zone", oneShot("call Marcy Howard", at(11, 21, 9, 0)), time.Date(2026, 11, 21, 3, 0, 0, 0, time.UTC), "call Marcy Howard — tomorrow 9:00 AM"},
 	} {
-		if got := Describe(tc.r, tc.now); got != tc.want {
-			t.Errorf("Describe = %q, want %q", got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Describe(tc.r, tc.now); got != tc.want {
+				t.Errorf("Describe = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }
 
 func TestFiringMessage(t *testing.T) {
 	r := store.Reminder{Task: "call Marcy Howard", Due: tp(time.Date(2026, 11, 20, 15, 0, 0, 0, est)), Offset: -300}
 	for _, tc := range []struct {
+		name string
 		now  time.Time
 		when timing
 		want string
 	}{
-		{time.Date(2026, 11, 20, 15, 0, 0, 0, est), onTime, "Reminder: call Marcy Howard"},
-		{time.Date(2026, 11, 20, 17, 0, 0, 0, est), missedOff, "Missed while Spirit was off: call Marcy Howard (was due 3:00 PM)"},
-		{time.Date(2026, 11, 21, 8, 0, 0, 0, est), missedOff, "Missed while Spirit was off: call Marcy Howard (was due yesterday 3:00 PM)"},
-		{time.Date(2026, 11, 23, 8, 0, 0, 0, est), missedOff, "Missed while Spirit was off: call Marcy Howard (was due Fri Nov 20 3:00 PM)"},
-		{time.Date(2026, 11, 20, 15, 30, 0, 0, est), late, "Late reminder: call Marcy Howard (was due 3:00 PM)"},
+		{"on time", time.Date(2026, 11, 20, 15, 0, 0, 0, est), onTime, "Reminder: call Marcy Howard"},
+		{"missed earlier today", time.Date(2026, 11, 20, 17, 0, 0, 0, est), missedOff, "Missed while Spirit was off: call Marcy Howard (was due 3:00 PM)"},
+		{"missed yesterday", time.Date(2026, 11, 21, 8, 0, 0, 0, est), missedOff, "Missed while Spirit was off: call Marcy Howard (was due yesterday 3:00 PM)"},
+		{"missed days ago", time.Date(2026, 11, 23, 8, 0, 0, 0, est), missedOff, "Missed while Spirit was off: call Marcy Howard (was due Fri Nov 20 3:00 PM)"},
+		{"late while running", time.Date(2026, 11, 20, 15, 30, 0, 0, est), late, "Late reminder: call Marcy Howard (was due 3:00 PM)"},
 	} {
-		if got := firingMessage(r, tc.now, tc.when); got != tc.want {
-			t.Errorf("at %v: %q, want %q", tc.now, got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if got := firingMessage(r, tc.now, tc.when); got != tc.want {
+				t.Errorf("firingMessage at %v = %q, want %q", tc.now, got, tc.want)
+			}
+		})
 	}
 }
 
@@ -120,20 +127,33 @@ func TestParseNewTime(t *testing.T) {
 		{"at 8", time.Date(2026, 2, 3, 21, 30, 0, 0, time.FixedZone("", -8*3600)), nil,
 			time.Date(2026, 2, 4, 8, 0, 0, 0, time.FixedZone("", -8*3600))},
 	} {
-		got, err := ParseNewTime(tc.text, tc.now, tc.current)
-		if err != nil || !got.Equal(tc.want) {
-			t.Errorf("ParseNewTime(%q, %v, current %v) = %v, %v; want %v", tc.text, tc.now, tc.current, got, err, tc.want)
+		name := tc.text
+		if tc.current != nil {
+			name += " for a reminder due " + tc.current.Format("Mon 15:04")
 		}
+		t.Run(name, func(t *testing.T) {
+			got, err := ParseNewTime(tc.text, tc.now, tc.current)
+			if err != nil {
+				t.Fatalf("ParseNewTime(%q, %v, current %v): %v; want %v", tc.text, tc.now, tc.current, err, tc.want)
+			}
+			if !got.Equal(tc.want) {
+				t.Errorf("ParseNewTime(%q, %v, current %v) = %v, want %v", tc.text, tc.now, tc.current, got, tc.want)
+			}
+		})
 	}
 	for _, text := range []string{"", "  ", "hmm", "whenever", "at 25"} {
-		if got, err := ParseNewTime(text, friday, nil); !errors.Is(err, ErrNoTime) {
-			t.Errorf("ParseNewTime(%q) = %v, %v; want ErrNoTime", text, got, err)
-		}
+		t.Run(fmt.Sprintf("no time in %q", text), func(t *testing.T) {
+			if got, err := ParseNewTime(text, friday, nil); !errors.Is(err, ErrNoTime) {
+				t.Errorf("ParseNewTime(%q) = %v, %v; want ErrNoTime", text, got, err)
+			}
+		})
 	}
 	for _, text := range []string{"today at 9", "this morning"} {
-		if got, err := ParseNewTime(text, friday, nil); !errors.Is(err, ErrPast) {
-			t.Errorf("ParseNewTime(%q) = %v, %v; want ErrPast", text, got, err)
-		}
+		t.Run("past: "+text, func(t *testing.T) {
+			if got, err := ParseNewTime(text, friday, nil); !errors.Is(err, ErrPast) {
+				t.Errorf("ParseNewTime(%q) = %v, %v; want ErrPast", text, got, err)
+			}
+		})
 	}
 }
 
@@ -149,8 +169,10 @@ func TestParseNewTimeFallsBack(t *testing.T) {
 		got, err := ParseNewTime(text, friday, nil)
 		switch {
 		case in.Kind == intent.Remind && in.Due != nil && in.Due.After(friday):
-			if err != nil || !got.Equal(*in.Due) {
-				t.Errorf("%q: %v, %v; the intent grammar says %v", text, got, err, in.Due)
+			if err != nil {
+				t.Errorf("%q: %v; the intent grammar says %v", text, err, in.Due)
+			} else if !got.Equal(*in.Due) {
+				t.Errorf("%q: %v; want %v, as the intent grammar says", text, got, in.Due)
 			}
 		case in.Kind == intent.Remind && in.Due != nil:
 			if !errors.Is(err, ErrPast) {

@@ -34,8 +34,11 @@ func TestFiresAtDueTime(t *testing.T) {
 	ctx := t.Context()
 	run.start()
 	// Idle costs nothing: no reminder, no timer.
-	if w := run.Wake(); !w.IsZero() || len(clk.Timers()) != 0 {
-		t.Fatalf("idle scheduler waits until %v with timers %v", w, clk.Timers())
+	if w := run.Wake(); !w.IsZero() {
+		t.Fatalf("idle scheduler waits until %v, want no wait", w)
+	}
+	if ts := clk.Timers(); len(ts) != 0 {
+		t.Fatalf("idle scheduler has timers %v, want none", ts)
 	}
 
 	due := time.Date(2026, 11, 20, 10, 45, 0, 0, est)
@@ -58,23 +61,51 @@ func TestFiresAtDueTime(t *testing.T) {
 	if len(f) != 1 {
 		t.Fatalf("%d firings at the due time", len(f))
 	}
-	if f[0].missed || f[0].n.Message != "Reminder: call Marcy Howard" || f[0].n.Kind != nudge.KindReminder || f[0].r.ID != r.ID {
-		t.Fatalf("firing %+v", f[0])
+	if f[0].missed {
+		t.Fatalf("on-time firing reported missed: %+v", f[0])
+	}
+	if want := "Reminder: call Marcy Howard"; f[0].n.Message != want {
+		t.Fatalf("firing message = %q, want %q", f[0].n.Message, want)
+	}
+	if f[0].n.Kind != nudge.KindReminder {
+		t.Fatalf("firing kind = %q, want %q", f[0].n.Kind, nudge.KindReminder)
+	}
+	if f[0].r.ID != r.ID {
+		t.Fatalf("fired reminder %d, want %d", f[0].r.ID, r.ID)
 	}
 	// The store writes the subject; package nudge reads it back.
-	if id, ok := nudge.ReminderID(f[0].n.Subject); !ok || id != r.ID || f[0].n.Subject != nudge.ReminderSubject(r.ID) {
-		t.Fatalf("firing's subject %q", f[0].n.Subject)
+	id, ok := nudge.ReminderID(f[0].n.Subject)
+	if !ok {
+		t.Fatalf("firing's subject %q does not parse as a reminder's", f[0].n.Subject)
+	}
+	if id != r.ID {
+		t.Fatalf("firing's subject %q names reminder %d, want %d", f[0].n.Subject, id, r.ID)
+	}
+	if want := nudge.ReminderSubject(r.ID); f[0].n.Subject != want {
+		t.Fatalf("firing's subject = %q, want %q", f[0].n.Subject, want)
 	}
 	got := mustReminder(t, st, r.ID)
-	if got.State != store.ReminderFired || got.NudgeID != f[0].n.ID || !got.FiredAt.Equal(due) {
-		t.Fatalf("after firing %+v", got)
+	if got.State != store.ReminderFired {
+		t.Fatalf("state after firing = %s, want %s", got.State, store.ReminderFired)
+	}
+	if got.NudgeID != f[0].n.ID {
+		t.Fatalf("reminder's nudge after firing = %d, want %d", got.NudgeID, f[0].n.ID)
+	}
+	if !got.FiredAt.Equal(due) {
+		t.Fatalf("fired at %v, want %v", got.FiredAt, due)
 	}
 	if w := run.Wake(); !w.IsZero() {
 		t.Fatalf("nothing pending, yet waits until %v", w)
 	}
 	ev := reminderEvents(t, st, r.ID)
-	if len(ev) != 2 || !strings.HasPrefix(ev[0], "created: call Marcy Howard") || !strings.HasPrefix(ev[1], "fired as nudge") {
-		t.Fatalf("world log %q", ev)
+	if len(ev) != 2 {
+		t.Fatalf("world log = %q, want 2 events: created, fired", ev)
+	}
+	if want := "created: call Marcy Howard"; !strings.HasPrefix(ev[0], want) {
+		t.Fatalf("first world log event = %q, want prefix %q", ev[0], want)
+	}
+	if want := "fired as nudge"; !strings.HasPrefix(ev[1], want) {
+		t.Fatalf("second world log event = %q, want prefix %q", ev[1], want)
 	}
 }
 
@@ -96,11 +127,20 @@ func TestWaitIsBounded(t *testing.T) {
 	// The lid was closed for three hours.
 	run.advance(3 * time.Hour)
 	f := rec.Firings()
-	if len(f) != 1 || !f[0].missed || f[0].n.Message != "Late reminder: sign the closing documents (was due 12:15 PM)" {
-		t.Fatalf("firings after the jump %+v", f)
+	if len(f) != 1 {
+		t.Fatalf("firings after the jump = %d, want 1: %+v", len(f), f)
 	}
-	if w := run.Wake(); !w.IsZero() || len(clk.Timers()) != 0 {
-		t.Fatalf("still waiting until %v", w)
+	if !f[0].missed {
+		t.Fatalf("firing after the jump not reported missed: %+v", f[0])
+	}
+	if want := "Late reminder: sign the closing documents (was due 12:15 PM)"; f[0].n.Message != want {
+		t.Fatalf("firing message after the jump = %q, want %q", f[0].n.Message, want)
+	}
+	if w := run.Wake(); !w.IsZero() {
+		t.Fatalf("still waiting until %v, want no wait", w)
+	}
+	if ts := clk.Timers(); len(ts) != 0 {
+		t.Fatalf("timers %v left, want none", ts)
 	}
 	_ = st
 }
@@ -141,13 +181,22 @@ func TestMissedWhileOffFiresOnce(t *testing.T) {
 		thisMorning.ID: "Missed while Spirit was off: file the motion to compel (was due 9:00 AM)",
 	}
 	for _, x := range f {
-		if !x.missed || x.n.Message != want[x.r.ID] {
-			t.Errorf("reminder %d: missed %v, message %q; want %q", x.r.ID, x.missed, x.n.Message, want[x.r.ID])
+		if !x.missed {
+			t.Errorf("reminder %d: missed = false, want true", x.r.ID)
+		}
+		if x.n.Message != want[x.r.ID] {
+			t.Errorf("reminder %d: message %q, want %q", x.r.ID, x.n.Message, want[x.r.ID])
 		}
 	}
 	w := mustReminder(t, st, weekday.ID)
-	if next := time.Date(2026, 11, 23, 9, 0, 0, 0, est); w.FireCount != 1 || !w.Due.Equal(next) || w.State != store.ReminderPending {
-		t.Fatalf("recurring after catch-up: count %d due %v state %s; want 1, %v", w.FireCount, w.Due, w.State, next)
+	if w.FireCount != 1 {
+		t.Fatalf("recurring after catch-up: fire count %d, want 1", w.FireCount)
+	}
+	if next := time.Date(2026, 11, 23, 9, 0, 0, 0, est); !w.Due.Equal(next) {
+		t.Fatalf("recurring after catch-up: due %v, want %v", w.Due, next)
+	}
+	if w.State != store.ReminderPending {
+		t.Fatalf("recurring after catch-up: state %s, want %s", w.State, store.ReminderPending)
 	}
 	if wake := run.Wake(); !wake.Equal(*later.Due) {
 		t.Fatalf("then waits until %v, want %v", wake, later.Due)
@@ -163,12 +212,18 @@ func TestMissedWhileOffFiresOnce(t *testing.T) {
 		t.Fatalf("restart fired again: %+v", f)
 	}
 	open, err := New(st2, nil, Options{Clock: clk}).OpenFirings(ctx)
-	if err != nil || len(open) != 3 {
-		t.Fatalf("open firings %+v %v", open, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(open) != 3 {
+		t.Fatalf("open firings = %d, want 3: %+v", len(open), open)
 	}
 	ns, err := st2.Nudges(ctx)
-	if err != nil || len(ns) != 3 {
-		t.Fatalf("%d nudges %v", len(ns), err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ns) != 3 {
+		t.Fatalf("nudges = %d, want 3", len(ns))
 	}
 }
 
@@ -228,8 +283,12 @@ func TestRecurrence(t *testing.T) {
 			if !slices.Equal(got, tc.expect) {
 				t.Fatalf("fired at %v\nwant        %v", got, tc.expect)
 			}
-			if n := mustReminder(t, st, r.ID); n.FireCount != len(tc.expect) || n.State != store.ReminderPending {
-				t.Fatalf("after two weeks: %+v", n)
+			n := mustReminder(t, st, r.ID)
+			if n.FireCount != len(tc.expect) {
+				t.Fatalf("after two weeks: fire count %d, want %d", n.FireCount, len(tc.expect))
+			}
+			if n.State != store.ReminderPending {
+				t.Fatalf("after two weeks: state %s, want %s", n.State, store.ReminderPending)
 			}
 		})
 	}
@@ -321,8 +380,17 @@ func TestNotifierPanicLosesNothing(t *testing.T) {
 		t.Fatalf("restart fired again: %+v", f)
 	}
 	open, err := run2.sch.OpenFirings(ctx)
-	if err != nil || len(open) != 2 || open[0].Reminder.ID != 1 || open[0].Nudge.Message != "Reminder: call Marcy Howard" {
-		t.Fatalf("open firings %+v, %v", open, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(open) != 2 {
+		t.Fatalf("open firings = %d, want 2: %+v", len(open), open)
+	}
+	if open[0].Reminder.ID != 1 {
+		t.Fatalf("first open firing is reminder %d, want 1", open[0].Reminder.ID)
+	}
+	if want := "Reminder: call Marcy Howard"; open[0].Nudge.Message != want {
+		t.Fatalf("first open firing message = %q, want %q", open[0].Nudge.Message, want)
 	}
 	for _, id := range []int64{1, 2} {
 		if r := mustReminder(t, st2, id); r.FireCount != 1 {
@@ -362,14 +430,24 @@ func TestSnooze(t *testing.T) {
 	}
 	run.advance(DefaultSnooze)
 	f := rec.Firings()
-	if len(f) != 2 || f[1].missed || f[1].n.ID == first.ID {
-		t.Fatalf("firings after the snooze %+v", f)
+	if len(f) != 2 {
+		t.Fatalf("firings after the snooze = %d, want 2: %+v", len(f), f)
+	}
+	if f[1].missed {
+		t.Fatalf("refiring after the snooze reported missed: %+v", f[1])
+	}
+	if f[1].n.ID == first.ID {
+		t.Fatalf("refiring reused nudge %d, want a new one", first.ID)
 	}
 	if n := mustNudge(t, st, first.ID); n.State != store.NudgeExpired {
 		t.Errorf("old nudge %s, want expired", n.State)
 	}
-	if got := mustReminder(t, st, r.ID); got.FireCount != 2 || got.NudgeID != f[1].n.ID {
-		t.Fatalf("after refiring %+v", got)
+	got := mustReminder(t, st, r.ID)
+	if got.FireCount != 2 {
+		t.Fatalf("after refiring: fire count %d, want 2", got.FireCount)
+	}
+	if got.NudgeID != f[1].n.ID {
+		t.Fatalf("after refiring: reminder's nudge %d, want the new %d", got.NudgeID, f[1].n.ID)
 	}
 	// Snoozed for 20 minutes from the nudge, the app having recorded the
 	// nudge's answer first.
@@ -417,11 +495,22 @@ func TestCancelAndCancelLast(t *testing.T) {
 	}
 	a := create("call Marcy Howard", tp(friday.Add(time.Hour)))
 	b := create("call the clerk about the hearing date", nil)
-	if got, err := cancelLast(); err != nil || got.ID != b.ID || got.State != store.ReminderCancelled {
-		t.Fatalf("first never mind: %+v %v; want %d", got, err, b.ID)
+	got, err := cancelLast()
+	if err != nil {
+		t.Fatalf("first never mind: %v", err)
 	}
-	if got, err := cancelLast(); err != nil || got.ID != a.ID {
-		t.Fatalf("second never mind: %+v %v; want %d", got, err, a.ID)
+	if got.ID != b.ID {
+		t.Fatalf("first never mind cancelled %d, want the newest %d", got.ID, b.ID)
+	}
+	if got.State != store.ReminderCancelled {
+		t.Fatalf("first never mind: state %s, want %s", got.State, store.ReminderCancelled)
+	}
+	got, err = cancelLast()
+	if err != nil {
+		t.Fatalf("second never mind: %v", err)
+	}
+	if got.ID != a.ID {
+		t.Fatalf("second never mind cancelled %d, want %d", got.ID, a.ID)
 	}
 	if _, err := run.sch.CancelLast(ctx); !errors.Is(err, ErrNothingToCancel) {
 		t.Fatalf("third never mind: %v", err)
@@ -433,8 +522,10 @@ func TestCancelAndCancelLast(t *testing.T) {
 	if f := rec.Firings(); len(f) != 0 {
 		t.Fatalf("a cancelled reminder fired: %+v", f)
 	}
-	if ev := reminderEvents(t, st, a.ID); len(ev) != 2 || !strings.HasPrefix(ev[1], "cancelled: call Marcy Howard") {
-		t.Errorf("world log %q", ev)
+	if ev := reminderEvents(t, st, a.ID); len(ev) != 2 {
+		t.Errorf("world log = %q, want 2 events: created, cancelled", ev)
+	} else if want := "cancelled: call Marcy Howard"; !strings.HasPrefix(ev[1], want) {
+		t.Errorf("second world log event = %q, want prefix %q", ev[1], want)
 	}
 
 	// Once it has fired, "never mind" does not take it back.
@@ -477,8 +568,11 @@ func TestAwaitingTimeThenSetTime(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if r.State != store.ReminderAwaitingTime || r.Due != nil {
-		t.Fatalf("created %+v", r)
+	if r.State != store.ReminderAwaitingTime {
+		t.Fatalf("created with state %s, want %s", r.State, store.ReminderAwaitingTime)
+	}
+	if r.Due != nil {
+		t.Fatalf("created with due %v, want none", r.Due)
 	}
 	if w := run.Wake(); !w.IsZero() {
 		t.Fatalf("a reminder without time set a timer for %v", w)
@@ -497,16 +591,29 @@ func TestAwaitingTimeThenSetTime(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if r.State != store.ReminderPending || !r.Due.Equal(due) || !run.Wake().Equal(due) {
-		t.Fatalf("after SetTime %+v, waiting until %v", r, run.Wake())
+	if r.State != store.ReminderPending {
+		t.Fatalf("after SetTime: state %s, want %s", r.State, store.ReminderPending)
+	}
+	if !r.Due.Equal(due) {
+		t.Fatalf("after SetTime: due %v, want %v", r.Due, due)
+	}
+	if w := run.Wake(); !w.Equal(due) {
+		t.Fatalf("after SetTime: waiting until %v, want %v", w, due)
 	}
 	run.advance(time.Hour)
-	if f := rec.Firings(); len(f) != 1 || f[0].r.ID != r.ID {
-		t.Fatalf("firings %+v", f)
+	f := rec.Firings()
+	if len(f) != 1 {
+		t.Fatalf("firings = %d, want 1: %+v", len(f), f)
+	}
+	if f[0].r.ID != r.ID {
+		t.Fatalf("fired reminder %d, want %d", f[0].r.ID, r.ID)
 	}
 	ev := reminderEvents(t, st, r.ID)
-	if len(ev) != 3 || !strings.HasPrefix(ev[1], "edited (due)") {
-		t.Fatalf("world log %q", ev)
+	if len(ev) != 3 {
+		t.Fatalf("world log = %q, want 3 events", ev)
+	}
+	if want := "edited (due)"; !strings.HasPrefix(ev[1], want) {
+		t.Fatalf("second world log event = %q, want prefix %q", ev[1], want)
 	}
 }
 
@@ -552,8 +659,11 @@ func TestCompleteAndList(t *testing.T) {
 		t.Fatal(err)
 	}
 	forNudge, err := st.ReminderForNudge(ctx, nOne)
-	if err != nil || forNudge.ID != one.ID {
-		t.Fatalf("ReminderForNudge %+v %v", forNudge, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if forNudge.ID != one.ID {
+		t.Fatalf("ReminderForNudge(%d) = reminder %d, want %d", nOne, forNudge.ID, one.ID)
 	}
 	run.do(func() {
 		if _, err := run.sch.Complete(ctx, one.ID); err != nil {
@@ -563,16 +673,25 @@ func TestCompleteAndList(t *testing.T) {
 	// A recurring one is done for today and goes on.
 	run.do(func() {
 		d, err := run.sch.Complete(ctx, daily.ID)
-		if err != nil || d.State != store.ReminderPending || !d.Due.Equal(friday.Add(2*time.Minute).AddDate(0, 0, 1)) {
-			t.Fatalf("complete daily %+v %v", d, err)
+		if err != nil {
+			t.Fatalf("complete daily: %v", err)
+		}
+		if d.State != store.ReminderPending {
+			t.Fatalf("daily after complete: state %s, want %s", d.State, store.ReminderPending)
+		}
+		if want := friday.Add(2*time.Minute).AddDate(0, 0, 1); !d.Due.Equal(want) {
+			t.Fatalf("daily after complete: due %v, want %v, the next day", d.Due, want)
 		}
 	})
 	if n := mustNudge(t, st, mustReminder(t, st, daily.ID).NudgeID); n.State != store.NudgeAccepted {
 		t.Errorf("daily nudge %s", n.State)
 	}
 	list, _ = run.sch.List(ctx)
-	if len(list) != 3 || list[0].ID != daily.ID {
-		t.Fatalf("List after completing %+v", list)
+	if len(list) != 3 {
+		t.Fatalf("List after completing = %d reminders, want 3: %+v", len(list), list)
+	}
+	if list[0].ID != daily.ID {
+		t.Fatalf("List after completing starts with %d, want the daily %d", list[0].ID, daily.ID)
 	}
 	if _, err := run.sch.Complete(ctx, one.ID); !errors.Is(err, store.ErrReminderClosed) {
 		t.Errorf("complete twice: %v", err)
@@ -637,8 +756,12 @@ func TestDueJustBeforeStartIsNotMissed(t *testing.T) {
 		t.Fatalf("%d firings at start, want 2: %+v", len(f), f)
 	}
 	for _, x := range f {
-		if w := want[x.r.ID]; x.missed != w.missed || x.n.Message != w.msg {
-			t.Errorf("reminder %d: missed %v, %q; want %v, %q", x.r.ID, x.missed, x.n.Message, w.missed, w.msg)
+		w := want[x.r.ID]
+		if x.missed != w.missed {
+			t.Errorf("reminder %d: missed %v, want %v", x.r.ID, x.missed, w.missed)
+		}
+		if x.n.Message != w.msg {
+			t.Errorf("reminder %d: message %q, want %q", x.r.ID, x.n.Message, w.msg)
 		}
 	}
 }

@@ -257,12 +257,6 @@ func (r *Runner) pause(ctx context.Context, t *Task, c llm.ToolCall, done []llm.
 	return llm.ToolResult{}, true, nil
 }
 
-// ApprovalDetail is what an approval nudge shows: the action in full.
-//
-// Deprecated: use nudge.Approval. This alias remains only until app/ uses
-// package nudge.
-type ApprovalDetail = nudge.Approval
-
 func approvalNudge(t *Task, act draftAction) store.Nudge {
 	title, msg := "New email draft", "Save this email in Drafts?"
 	if act.InReplyTo != "" {

@@ -178,6 +178,17 @@ func errResult(c llm.ToolCall, msg string) llm.ToolResult {
 	return llm.ToolResult{CallID: c.ID, Content: msg, IsError: true}
 }
 
+// appendAgent writes a lifecycle record inside tx and tells the listener.
+// The listener hears of it just before the commit: it only refreshes what
+// the lawyer sees, and a record lost with a failed commit is logged there.
+func (r *Runner) appendAgent(ctx context.Context, tx *sql.Tx, rec store.AgentRecord) (store.Entry, error) {
+	e, err := r.opt.Store.AppendAgentTx(ctx, tx, rec)
+	if err == nil && r.opt.Listener != nil {
+		r.opt.Listener.Lifecycle(rec.Session, rec.Status)
+	}
+	return e, err
+}
+
 // save writes the state of a running task, with an optional log line.
 func (r *Runner) save(ctx context.Context, t *Task, note string) error {
 	return r.transition(ctx, t.Session, []Phase{PhaseRunning}, func(tx *sql.Tx, cur *Task) error {
@@ -191,7 +202,7 @@ func (r *Runner) save(ctx context.Context, t *Task, note string) error {
 
 func (r *Runner) logActive(ctx context.Context, t *Task, text string) error {
 	return r.transition(ctx, t.Session, []Phase{PhaseRunning}, func(tx *sql.Tx, cur *Task) error {
-		_, err := r.opt.Store.AppendAgentTx(ctx, tx, store.AgentRecord{Status: store.StatusActive, Session: t.Session, Text: text})
+		_, err := r.appendAgent(ctx, tx, store.AgentRecord{Status: store.StatusActive, Session: t.Session, Text: text})
 		return err
 	})
 }
@@ -200,7 +211,7 @@ func (r *Runner) logActive(ctx context.Context, t *Task, text string) error {
 func (r *Runner) finish(ctx context.Context, t *Task) error {
 	return r.transition(ctx, t.Session, []Phase{PhaseRunning}, func(tx *sql.Tx, cur *Task) error {
 		cur.State, cur.Result = t.State, t.Result
-		_, err := r.opt.Store.AppendAgentTx(ctx, tx, store.AgentRecord{Status: store.StatusFinish, Session: t.Session,
+		_, err := r.appendAgent(ctx, tx, store.AgentRecord{Status: store.StatusFinish, Session: t.Session,
 			Text: t.State.Summary})
 		return err
 	})
@@ -253,7 +264,7 @@ func (r *Runner) plan(ctx context.Context, t *Task, p llm.Provider, model string
 		for i, s := range clean {
 			fmt.Fprintf(&b, " %d) %s", i+1, s)
 		}
-		_, err := r.opt.Store.AppendAgentTx(ctx, tx, store.AgentRecord{Status: store.StatusActive, Session: t.Session, Text: b.String()})
+		_, err := r.appendAgent(ctx, tx, store.AgentRecord{Status: store.StatusActive, Session: t.Session, Text: b.String()})
 		return err
 	})
 }

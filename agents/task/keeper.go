@@ -53,7 +53,7 @@ func (r *Runner) Keep(ctx context.Context, now time.Time) (KeepReport, error) {
 			err := r.transition(ctx, t.Session, []Phase{PhaseRunning}, func(tx *sql.Tx, cur *Task) error {
 				cur.Phase = PhaseQueued
 				cur.State.NotBefore = time.Time{}
-				_, err := r.opt.Store.AppendAgentTx(ctx, tx, store.AgentRecord{Status: store.StatusActive, Session: t.Session,
+				_, err := r.appendAgent(ctx, tx, store.AgentRecord{Status: store.StatusActive, Session: t.Session,
 					Text: "resumed from saved state after its run was interrupted"})
 				return err
 			})

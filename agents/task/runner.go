@@ -41,6 +41,9 @@ type Listener interface {
 	Working(n int)
 	// Verified says an agent's result was checked and is done.
 	Verified(session string)
+	// Lifecycle reports a lifecycle record just written for session
+	// (start, active, retry, finish, verified, failed).
+	Lifecycle(session string, status store.AgentStatus)
 }
 
 // Budget bounds one run of an agent; past a bound the agent saves its
@@ -149,7 +152,7 @@ func (r *Runner) Start(ctx context.Context, nt NewTask) (Task, error) {
 			VALUES (?, ?, ?, ?, ?, 'queued', '{}', ?, ?)`, session, nt.Prompt, nt.Need, nt.Origin, string(cj), now.UnixMilli(), now.UnixMilli()); err != nil {
 			return err
 		}
-		_, err := r.opt.Store.AppendAgentTx(ctx, tx, store.AgentRecord{Status: store.StatusStart, Session: session,
+		_, err := r.appendAgent(ctx, tx, store.AgentRecord{Status: store.StatusStart, Session: session,
 			Text: trim(nt.Prompt, 300) + originNote(nt.Origin), Need: nt.Need})
 		return err
 	})
@@ -365,7 +368,7 @@ func (r *Runner) continueLater(ctx context.Context, t Task) {
 		cur.State = t.State
 		cur.State.NotBefore = r.opt.Now().Add(r.opt.Budget.Pause)
 		cur.Phase = PhaseQueued
-		_, err := r.opt.Store.AppendAgentTx(ctx, tx, store.AgentRecord{Status: store.StatusActive, Session: t.Session,
+		_, err := r.appendAgent(ctx, tx, store.AgentRecord{Status: store.StatusActive, Session: t.Session,
 			Text: "run budget reached; continuing in a later run"})
 		return err
 	})
@@ -458,7 +461,7 @@ func (r *Runner) fail(ctx context.Context, session, why string) {
 			return err
 		}
 		t.Phase, t.State.Pending = PhaseFailed, nil
-		if _, err := r.opt.Store.AppendAgentTx(ctx, tx, store.AgentRecord{Status: store.StatusFailed, Session: session, Text: why}); err != nil {
+		if _, err := r.appendAgent(ctx, tx, store.AgentRecord{Status: store.StatusFailed, Session: session, Text: why}); err != nil {
 			return err
 		}
 		n, err = r.helpNudgeTx(ctx, tx, t, why)
@@ -508,18 +511,6 @@ func (r *Runner) stopRun(session string) {
 	}
 }
 
-// Nudge kinds the agents raise: question, approval, help, result and info
-// (notify_user), all defined in package nudge.
-//
-// Deprecated: use nudge.KindQuestion and the others. These aliases remain
-// only until app/ and tools.go use package nudge.
-const (
-	KindQuestion = nudge.KindQuestion
-	KindApproval = nudge.KindApproval
-	KindHelp     = nudge.KindHelp
-	KindResult   = nudge.KindResult
-)
-
 // Cancel stops an agent: its run ends, its open question or approval is
 // withdrawn, and it is logged as failed with the reason.
 func (r *Runner) Cancel(ctx context.Context, session, by string) (Task, error) {
@@ -533,7 +524,7 @@ func (r *Runner) Cancel(ctx context.Context, session, by string) (Task, error) {
 			return err
 		}
 		t.Phase, t.State.Pending = PhaseCancelled, nil
-		_, err = r.opt.Store.AppendAgentTx(ctx, tx, store.AgentRecord{Status: store.StatusFailed, Session: session,
+		_, err = r.appendAgent(ctx, tx, store.AgentRecord{Status: store.StatusFailed, Session: session,
 			Text: "cancelled by " + by})
 		return err
 	})
@@ -573,7 +564,7 @@ func (r *Runner) Answer(ctx context.Context, n store.Nudge, choice, text string)
 			if choice == nudge.Dismiss {
 				t.Phase = PhaseCancelled
 				closed = true
-				_, err := r.opt.Store.AppendAgentTx(ctx, tx, store.AgentRecord{Status: store.StatusFailed, Session: session,
+				_, err := r.appendAgent(ctx, tx, store.AgentRecord{Status: store.StatusFailed, Session: session,
 					Text: "the lawyer chose to stop"})
 				return err
 			}
@@ -586,7 +577,7 @@ func (r *Runner) Answer(ctx context.Context, n store.Nudge, choice, text string)
 			t.Phase = PhaseQueued
 			t.State.NotBefore = time.Time{}
 			r.addGuidance(t, guidance)
-			_, err := r.opt.Store.AppendAgentTx(ctx, tx, store.AgentRecord{Status: store.StatusRetry, Session: session,
+			_, err := r.appendAgent(ctx, tx, store.AgentRecord{Status: store.StatusRetry, Session: session,
 				Text: "human input: " + trim(guidance, 300)})
 			return err
 		}

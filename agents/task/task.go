@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/spirit-app/spirit/agents/llm"
-	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
 )
 
@@ -222,15 +221,6 @@ func List(ctx context.Context, st *store.Store, limit int, phases ...Phase) ([]T
 		return nil, fmt.Errorf("list agents: %w", err)
 	}
 	return out, nil
-}
-
-// SessionOf returns the agent session a nudge belongs to, or "".
-//
-// Deprecated: use nudge.TaskSession(n.Subject). This remains only until
-// app/ uses package nudge.
-func SessionOf(n store.Nudge) string {
-	s, _ := nudge.TaskSession(n.Subject)
-	return s
 }
 
 // saveTx writes t's mutable columns.

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	netmail "net/mail"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -59,6 +60,7 @@ func (l *listener) Verified(s string) {
 	l.verified = append(l.verified, s)
 	l.mu.Unlock()
 }
+func (l *listener) Lifecycle(string, store.AgentStatus) {}
 
 // next waits for the next nudge of kind.
 func (l *listener) next(t *testing.T, kind string) store.Nudge {
@@ -146,8 +148,11 @@ func newEnv(t *testing.T, protocol string, steps ...scripted.Reply) *env {
 	}
 	conn.Close()
 	hits, err := e.ix.SearchEmail(ctx, index.SearchQuery{Query: "SNDA"})
-	if err != nil || len(hits) != 1 {
-		t.Fatalf("seeded thread: %v %v", hits, err)
+	if err != nil {
+		t.Fatalf("seeded thread: %v", err)
+	}
+	if len(hits) != 1 {
+		t.Fatalf("seeded thread hits = %d, want 1: %v", len(hits), hits)
 	}
 	e.thread = hits[0].ThreadID
 
@@ -233,8 +238,14 @@ func TestAcceptApproveDraftsIntoIMAP(t *testing.T) {
 			for _, f := range d.Fields {
 				fields[f.Label] = f.Value
 			}
-			if fields["To"] != "Marcy Howard <marcy@howardlaw.com>" || fields["Subject"] != "Re: SNDA - Brooklyn Gardens" || d.Body != replyBody {
-				t.Fatalf("approval shows %+v", d)
+			if got, want := fields["To"], "Marcy Howard <marcy@howardlaw.com>"; got != want {
+				t.Fatalf("approval To = %q, want %q", got, want)
+			}
+			if got, want := fields["Subject"], "Re: SNDA - Brooklyn Gardens"; got != want {
+				t.Fatalf("approval Subject = %q, want %q", got, want)
+			}
+			if d.Body != replyBody {
+				t.Fatalf("approval body = %q, want %q", d.Body, replyBody)
 			}
 			waitPhase(t, e.st, tk.Session, PhaseWaiting)
 			if drafts := e.imap.Messages(t, "Drafts"); len(drafts) != 0 {
@@ -274,8 +285,15 @@ func TestAcceptApproveDraftsIntoIMAP(t *testing.T) {
 			reqs := e.srv.Requests()
 			last := reqs[len(reqs)-2].Messages
 			tr := last[len(last)-1].ToolResults
-			if len(tr) != 1 || !strings.HasPrefix(tr[0].Content, "Approved") || !strings.Contains(tr[0].Content, "cure period") {
-				t.Errorf("approval result to the model: %+v", tr)
+			if len(tr) != 1 {
+				t.Errorf("approval results to the model = %d, want 1: %+v", len(tr), tr)
+			} else {
+				if !strings.HasPrefix(tr[0].Content, "Approved") {
+					t.Errorf("approval result to the model = %q, want prefix Approved", tr[0].Content)
+				}
+				if !strings.Contains(tr[0].Content, "cure period") {
+					t.Errorf("approval result to the model = %q, want the exact arguments (cure period)", tr[0].Content)
+				}
 			}
 			// Read-only tools were offered with the write tools; the
 			// world log holds the lifecycle and each tool call.
@@ -292,8 +310,11 @@ func TestAcceptApproveDraftsIntoIMAP(t *testing.T) {
 				log.WriteString(en.String() + "\n")
 			}
 			got := strings.Join(statuses, " ")
-			if !strings.HasPrefix(got, "start active") || !strings.HasSuffix(got, "active finish verified") {
-				t.Errorf("lifecycle %q, want start → active… → finish → verified\n%s", got, log.String())
+			if !strings.HasPrefix(got, "start active") {
+				t.Errorf("lifecycle %q, want it to begin start active\n%s", got, log.String())
+			}
+			if !strings.HasSuffix(got, "active finish verified") {
+				t.Errorf("lifecycle %q, want it to end active finish verified\n%s", got, log.String())
 			}
 			for _, s := range []string{"tool search_email", "tool read_email_thread", "approval requested", "approved by the lawyer", "tool create_draft"} {
 				if !strings.Contains(log.String(), s) {
@@ -320,8 +341,11 @@ func TestDenyFinishesHonestlyWithoutDraft(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := waitPhase(t, e.st, tk.Session, PhaseFinished)
-	if done.Status != store.StatusVerified || !done.State.Declined {
-		t.Fatalf("status %s declined %v", done.Status, done.State.Declined)
+	if done.Status != store.StatusVerified {
+		t.Fatalf("status %s, want %s", done.Status, store.StatusVerified)
+	}
+	if !done.State.Declined {
+		t.Fatal("declined = false, want true")
 	}
 	if got := e.l.next(t, nudge.KindResult).Message; !strings.Contains(got, "Not drafted") {
 		t.Errorf("result %q", got)
@@ -331,8 +355,10 @@ func TestDenyFinishesHonestlyWithoutDraft(t *testing.T) {
 	}
 	reqs := e.srv.Requests()
 	msgs := reqs[len(reqs)-1].Messages
-	if tr := msgs[len(msgs)-1].ToolResults; len(tr) != 1 || !strings.Contains(tr[0].Content, "denied") {
-		t.Errorf("denial to the model: %+v", tr)
+	if tr := msgs[len(msgs)-1].ToolResults; len(tr) != 1 {
+		t.Errorf("denial results to the model = %d, want 1: %+v", len(tr), tr)
+	} else if !strings.Contains(tr[0].Content, "denied") {
+		t.Errorf("denial to the model = %q, want it to say denied", tr[0].Content)
 	}
 }
 
@@ -354,8 +380,14 @@ func TestWriteWithoutApprovalIsRefused(t *testing.T) {
 	reqs := e.srv.Requests()
 	msgs := reqs[len(reqs)-1].Messages
 	tr := msgs[len(msgs)-1].ToolResults
-	if len(tr) != 1 || !tr[0].IsError || !strings.Contains(tr[0].Content, "needs the lawyer's approval") {
-		t.Fatalf("unapproved create_draft answered %+v", tr)
+	if len(tr) != 1 {
+		t.Fatalf("unapproved create_draft: %d tool results, want 1: %+v", len(tr), tr)
+	}
+	if !tr[0].IsError {
+		t.Fatalf("unapproved create_draft answered without an error: %+v", tr[0])
+	}
+	if want := "needs the lawyer's approval"; !strings.Contains(tr[0].Content, want) {
+		t.Fatalf("unapproved create_draft answered %q, want it to say %q", tr[0].Content, want)
 	}
 	if d := e.imap.Messages(t, "Drafts"); len(d) != 0 {
 		t.Fatal("a draft was saved without approval")
@@ -416,8 +448,11 @@ func TestEditedApprovalSavesTheEditedBody(t *testing.T) {
 	}
 	waitPhase(t, e.st, tk.Session, PhaseFinished)
 	d := e.imap.Messages(t, "Drafts")
-	if len(d) != 1 || !bytes.Contains(d[0], []byte("Agreed on 4.2(b).")) {
-		t.Fatalf("drafts %q", d)
+	if len(d) != 1 {
+		t.Fatalf("drafts = %d, want 1: %q", len(d), d)
+	}
+	if want := "Agreed on 4.2(b)."; !bytes.Contains(d[0], []byte(want)) {
+		t.Fatalf("draft %q, want the edited text %q", d[0], want)
 	}
 }
 
@@ -433,8 +468,11 @@ func TestAskUserSurvivesRestart(t *testing.T) {
 	}
 	q := e.l.next(t, nudge.KindQuestion)
 	var det struct{ Options []string }
-	if err := json.Unmarshal([]byte(q.Detail), &det); err != nil || len(det.Options) != 2 {
-		t.Fatalf("question detail %q", q.Detail)
+	if err := json.Unmarshal([]byte(q.Detail), &det); err != nil {
+		t.Fatalf("question detail %q: %v", q.Detail, err)
+	}
+	if len(det.Options) != 2 {
+		t.Fatalf("question options = %q, want 2", det.Options)
 	}
 	waitPhase(t, e.st, tk.Session, PhaseWaiting)
 	calls := len(e.srv.Requests())
@@ -472,8 +510,15 @@ func TestAskUserSurvivesRestart(t *testing.T) {
 	if !strings.Contains(first.Text, "Remind me about the deadline") {
 		t.Errorf("first message %q", first.Text)
 	}
-	if len(last.ToolResults) != 1 || last.ToolResults[0].CallID != "q1" || !strings.Contains(last.ToolResults[0].Content, "SNDA") {
-		t.Errorf("answer reached the model as %+v", last.ToolResults)
+	if len(last.ToolResults) != 1 {
+		t.Errorf("answer reached the model as %d tool results, want 1: %+v", len(last.ToolResults), last.ToolResults)
+	} else {
+		if got := last.ToolResults[0].CallID; got != "q1" {
+			t.Errorf("answer reached the model for call %q, want q1", got)
+		}
+		if got := last.ToolResults[0].Content; !strings.Contains(got, "SNDA") {
+			t.Errorf("answer reached the model as %q, want SNDA", got)
+		}
 	}
 	if !strings.Contains(resumed.System, "[>] 1. Ask which deadline") {
 		t.Errorf("plan lost across restart:\n%s", resumed.System)
@@ -499,8 +544,11 @@ func TestVerifierRetryThenFailedThenHelp(t *testing.T) {
 		finish("f3"), verdict("retry", "renewal option missing again"))
 	help := e.l.next(t, nudge.KindHelp)
 	failed := waitPhase(t, e.st, tk.Session, PhaseFailed)
-	if failed.Status != store.StatusFailed || failed.Attempts != MaxRetries {
-		t.Fatalf("status %s attempts %d", failed.Status, failed.Attempts)
+	if failed.Status != store.StatusFailed {
+		t.Fatalf("status %s, want %s", failed.Status, store.StatusFailed)
+	}
+	if failed.Attempts != MaxRetries {
+		t.Fatalf("attempts %d, want %d", failed.Attempts, MaxRetries)
 	}
 	reqs := e.srv.Requests()
 	var sawGuidance bool
@@ -569,12 +617,18 @@ func TestNoProviderStartsNoAgent(t *testing.T) {
 	defer st.Close()
 	r := NewRunner(Options{Store: st, Provider: func(context.Context) (llm.Provider, string, error) { return nil, "", ErrNoProvider }})
 	_, err = r.Start(t.Context(), NewTask{Prompt: "Draft a reply to Marcy"})
-	if !errors.Is(err, ErrNoProvider) || !strings.Contains(err.Error(), "Settings") {
-		t.Fatalf("err %v", err)
+	if !errors.Is(err, ErrNoProvider) {
+		t.Fatalf("err %v, want ErrNoProvider", err)
+	}
+	if !strings.Contains(err.Error(), "Settings") {
+		t.Fatalf("err %q, want it to point to Settings", err)
 	}
 	ts, err := List(t.Context(), st, 0)
-	if err != nil || len(ts) != 0 {
-		t.Fatalf("tasks %v %v", ts, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts) != 0 {
+		t.Fatalf("tasks = %v, want none", ts)
 	}
 }
 
@@ -588,12 +642,18 @@ func TestCancelWithdrawsQuestion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Phase != PhaseCancelled || got.Status != store.StatusFailed {
-		t.Fatalf("after cancel: %s %s", got.Phase, got.Status)
+	if got.Phase != PhaseCancelled {
+		t.Fatalf("after cancel: phase %s, want %s", got.Phase, PhaseCancelled)
+	}
+	if got.Status != store.StatusFailed {
+		t.Fatalf("after cancel: status %s, want %s", got.Status, store.StatusFailed)
 	}
 	n, err := e.st.Nudge(t.Context(), q.ID)
-	if err != nil || n.State != store.NudgeExpired {
-		t.Fatalf("question nudge %v %v", n.State, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.State != store.NudgeExpired {
+		t.Fatalf("question nudge %v, want %v", n.State, store.NudgeExpired)
 	}
 	if err := e.r.Answer(t.Context(), q, nudge.AnswerChoice("x"), ""); !errors.Is(err, ErrClosed) {
 		t.Fatalf("answer after cancel: %v", err)
@@ -666,8 +726,11 @@ func TestKeeperRules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rep.Failed) != 0 || len(rep.Resumed) != 1 || rep.Resumed[0] != vanished {
-		t.Fatalf("at once: %+v", rep)
+	if len(rep.Failed) != 0 {
+		t.Fatalf("at once: failed %v, want none", rep.Failed)
+	}
+	if want := []string{vanished}; !slices.Equal(rep.Resumed, want) {
+		t.Fatalf("at once: resumed %v, want %v", rep.Resumed, want)
 	}
 	if tk, _ := Get(ctx, st, vanished); tk.Phase != PhaseQueued {
 		t.Fatalf("vanished run is %s, want queued", tk.Phase)
@@ -678,13 +741,16 @@ func TestKeeperRules(t *testing.T) {
 	}
 	*clock = clock.Add(2 * time.Minute)
 	rep, _ = r.Keep(ctx, *clock)
-	if len(rep.Failed) != 1 || rep.Failed[0] != never {
-		t.Fatalf("at 61 min: %+v", rep)
+	if want := []string{never}; !slices.Equal(rep.Failed, want) {
+		t.Fatalf("at 61 min: failed %v, want %v", rep.Failed, want)
 	}
 	*clock = clock.Add(60 * time.Minute) // 2 h 1 min
 	rep, _ = r.Keep(ctx, *clock)
-	if !contains(rep.Failed, stuck) || contains(rep.Failed, waiting) {
-		t.Fatalf("at 2 h: %+v", rep)
+	if !contains(rep.Failed, stuck) {
+		t.Fatalf("at 2 h: failed %v, want it to hold the stuck run %s", rep.Failed, stuck)
+	}
+	if contains(rep.Failed, waiting) {
+		t.Fatalf("at 2 h: failed %v, want the waiting run %s spared", rep.Failed, waiting)
 	}
 	*clock = clock.Add(22 * time.Hour) // 24 h 1 min
 	rep, _ = r.Keep(ctx, *clock)
@@ -753,8 +819,14 @@ func TestResumeAnswersACutTurn(t *testing.T) {
 	waitPhase(t, e.st, tk.Session, PhaseFinished)
 	first := e.srv.Requests()[0]
 	last := first.Messages[len(first.Messages)-1]
-	if len(last.ToolResults) != 1 || last.ToolResults[0].CallID != "cut" || !last.ToolResults[0].IsError {
-		t.Fatalf("the cut turn was resumed as %+v", last)
+	if len(last.ToolResults) != 1 {
+		t.Fatalf("the cut turn was resumed with %d tool results, want 1: %+v", len(last.ToolResults), last)
+	}
+	if got := last.ToolResults[0].CallID; got != "cut" {
+		t.Fatalf("the resumed tool result answers call %q, want cut", got)
+	}
+	if !last.ToolResults[0].IsError {
+		t.Fatalf("the cut turn's result is no error: %+v", last.ToolResults[0])
 	}
 }
 
@@ -768,7 +840,10 @@ func TestRejectedKeyFailsAtOnce(t *testing.T) {
 	}
 	help := e.l.next(t, nudge.KindHelp)
 	failed := waitPhase(t, e.st, tk.Session, PhaseFailed)
-	if failed.Runs != 1 || !strings.Contains(help.Message, "API key") {
-		t.Fatalf("runs %d, help %q", failed.Runs, help.Message)
+	if failed.Runs != 1 {
+		t.Fatalf("runs %d, want 1: no retry for a rejected key", failed.Runs)
+	}
+	if !strings.Contains(help.Message, "API key") {
+		t.Fatalf("help %q, want it to name the API key", help.Message)
 	}
 }

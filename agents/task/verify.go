@@ -123,7 +123,7 @@ func (r *Runner) verify(ctx context.Context, t Task) {
 			if v.Guidance != "" {
 				text += ": " + v.Guidance
 			}
-			if _, err := r.opt.Store.AppendAgentTx(ctx, tx, store.AgentRecord{Status: store.StatusVerified, Session: t.Session, Text: text}); err != nil {
+			if _, err := r.appendAgent(ctx, tx, store.AgentRecord{Status: store.StatusVerified, Session: t.Session, Text: text}); err != nil {
 				return err
 			}
 			msg := t.State.Summary
@@ -143,7 +143,7 @@ func (r *Runner) verify(ctx context.Context, t Task) {
 			cur.Attempts++
 			cur.Phase = PhaseQueued
 			r.addGuidance(cur, "The verifier says the task is not done yet: "+v.Guidance)
-			_, err := r.opt.Store.AppendAgentTx(ctx, tx, store.AgentRecord{Status: store.StatusRetry, Session: t.Session,
+			_, err := r.appendAgent(ctx, tx, store.AgentRecord{Status: store.StatusRetry, Session: t.Session,
 				Text: fmt.Sprintf("retry %d/%d: %s", cur.Attempts, MaxRetries, trim(v.Guidance, 300))})
 			return err
 		})

@@ -195,9 +195,14 @@ func start(t *testing.T, b Backend) *testServer {
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
+	ran := make(chan error, 1)
+	go func() { ran <- srv.Run(context.Background()) }()
 	t.Cleanup(func() {
 		if err := srv.Shutdown(context.Background()); err != nil {
 			t.Errorf("Shutdown: %v", err)
+		}
+		if err := <-ran; err != nil {
+			t.Errorf("Run: %v", err)
 		}
 	})
 	info, err := ReadInfo(dir)

@@ -44,33 +44,42 @@ func WithLogger(l *slog.Logger) Option {
 	}
 }
 
-// Server is the local control API. Create it with New, then Start it once
-// and Shutdown it once; it cannot be restarted.
+// ShutdownGrace bounds how long Run waits for requests in flight when its
+// context ends; past that they are cut off.
+const ShutdownGrace = 1500 * time.Millisecond
+
+// Server is the local control API. Create it with New, Start it once (it
+// listens and publishes api.json), Run it (it serves until its context
+// ends), and it shuts down once; it cannot be restarted.
 type Server struct {
 	backend Backend
 	log     *slog.Logger
+	stopped chan struct{} // closed when Shutdown has finished
 
 	mu       sync.Mutex
 	started  bool
+	serving  bool          // Run has begun serving
 	srv      *http.Server  // nil before Start and after Shutdown
-	served   chan struct{} // closed when Serve has returned
+	ln       net.Listener  // from Start
+	served   chan struct{} // closed when Run's Serve has returned
 	infoPath string
 	token    string
+	stopOnce sync.Once
 }
 
 // New returns a Server that serves b. It does not listen until Start.
 func New(b Backend, opts ...Option) *Server {
-	s := &Server{backend: b, log: slog.Default()}
+	s := &Server{backend: b, log: slog.Default(), stopped: make(chan struct{}), served: make(chan struct{})}
 	for _, opt := range opts {
 		opt(s)
 	}
 	return s
 }
 
-// Start listens on a free port of 127.0.0.1, writes dataDir/api.json with
-// the address and a fresh token, and serves in the background until
-// Shutdown. It returns the address ("127.0.0.1:PORT"). ctx bounds only the
-// start-up; it does not stop the server.
+// Start listens on a free port of 127.0.0.1 and writes dataDir/api.json
+// with the address and a fresh token; Run serves. It returns the address
+// ("127.0.0.1:PORT"). ctx bounds only the start-up. Connections made
+// between Start and Run wait in the kernel's queue.
 func (s *Server) Start(ctx context.Context, dataDir string) (addr string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -112,18 +121,44 @@ func (s *Server) Start(ctx context.Context, dataDir string) (addr string, err er
 		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			s.log.Error("api: serve stopped", "addr", addr, "err", err)
-		}
-	}()
-
-	s.started, s.srv, s.served = true, srv, served
+	s.started, s.srv, s.ln = true, srv, ln
 	s.infoPath, s.token = infoPath, token
 	s.log.Info("api: listening", "addr", addr, "info", infoPath)
 	return addr, nil
+}
+
+// Run serves until ctx ends, then shuts down gracefully (see Shutdown),
+// waiting at most ShutdownGrace for requests in flight. A Shutdown from
+// elsewhere ends it too. It returns nil after a clean stop.
+func (s *Server) Run(ctx context.Context) error {
+	s.mu.Lock()
+	srv, ln, started := s.srv, s.ln, s.started
+	if srv == nil {
+		s.mu.Unlock()
+		if started {
+			return nil // already shut down
+		}
+		return errors.New("api: Run before Start")
+	}
+	s.serving = true
+	s.mu.Unlock()
+	stop := context.AfterFunc(ctx, func() {
+		// ctx is done: shut down with a fresh one.
+		sctx, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
+		defer cancel()
+		if err := s.Shutdown(sctx); err != nil {
+			s.log.Warn("api: shutdown", "err", err)
+		}
+	})
+	defer stop()
+	err := srv.Serve(ln)
+	ln.Close() // Serve leaves it open when Shutdown came first
+	s.stopOnce.Do(func() { close(s.served) })
+	if !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("api: serve: %w", err)
+	}
+	<-s.stopped // requests in flight have finished, or were cut off
+	return nil
 }
 
 // Shutdown removes api.json if it still holds this server's token (another
@@ -132,12 +167,13 @@ func (s *Server) Start(ctx context.Context, dataDir string) (addr string, err er
 // off. Calling Shutdown on a server that is not running does nothing.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.mu.Lock()
-	srv, served, infoPath, token := s.srv, s.served, s.infoPath, s.token
+	srv, ln, serving, infoPath, token := s.srv, s.ln, s.serving, s.infoPath, s.token
 	s.srv = nil
 	s.mu.Unlock()
 	if srv == nil {
 		return nil
 	}
+	defer close(s.stopped)
 
 	// Remove the file first so no new client picks up a dying address.
 	var errs []error
@@ -148,7 +184,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		srv.Close()
 		errs = append(errs, fmt.Errorf("api: shutdown: %w", err))
 	}
-	<-served
+	if serving {
+		<-s.served
+	} else {
+		ln.Close() // never served: the server does not know the listener
+	}
 	return errors.Join(errs...)
 }
 

@@ -91,17 +91,29 @@ func TestActivityShowsAndCancelsAnAgent(t *testing.T) {
 	if v.status.Visible() {
 		t.Fatalf("status shown: %q", v.status.Text)
 	}
-	if len(v.agents) != 2 || v.agents[0].Session != tk.Session || v.agents[1].Session != older.Session {
-		t.Fatalf("filter agents = %+v, want newest first", v.agents)
+	if len(v.agents) != 2 {
+		t.Fatalf("filter agents = %d, want 2: %+v", len(v.agents), v.agents)
+	}
+	if got := v.agents[0].Session; got != tk.Session {
+		t.Fatalf("first filter agent = %q, want the newest %q", got, tk.Session)
+	}
+	if got := v.agents[1].Session; got != older.Session {
+		t.Fatalf("second filter agent = %q, want the older %q", got, older.Session)
 	}
 	if n := v.filter.Length(); n != 3 {
 		t.Errorf("filter has %d rows, want All activity + 2 agents", n)
 	}
 	// Spirit's own "started" line comes before what the test wrote.
 	mine := slices.DeleteFunc(slices.Clone(v.entries), func(e store.Entry) bool { return e.Source == "system" })
-	if len(mine) == 0 || mine[0].Text != "draft a reply to Marcy" ||
-		!strings.Contains(v.entries[len(v.entries)-1].Text, "step 2: draft the reply") {
-		t.Errorf("log entries = %+v, want oldest first, newest last", v.entries)
+	if len(mine) == 0 {
+		t.Errorf("log entries = %+v, want the test's entries besides Spirit's own", v.entries)
+	} else {
+		if want := "draft a reply to Marcy"; mine[0].Text != want {
+			t.Errorf("oldest entry = %q, want %q first (entries %+v)", mine[0].Text, want, v.entries)
+		}
+		if got, want := v.entries[len(v.entries)-1].Text, "step 2: draft the reply"; !strings.Contains(got, want) {
+			t.Errorf("newest entry = %q, want one with %q last", got, want)
+		}
 	}
 	if v.right.Objects[0] != v.logPane {
 		t.Error("All activity does not show the log")
@@ -113,8 +125,11 @@ func TestActivityShowsAndCancelsAnAgent(t *testing.T) {
 	if v.right.Objects[0] != v.agentPane {
 		t.Fatal("the agent's pane is not shown")
 	}
-	if v.detail == nil || v.detail.Session != tk.Session {
-		t.Fatalf("detail = %+v", v.detail)
+	if v.detail == nil {
+		t.Fatalf("detail = nil, want agent %q", tk.Session)
+	}
+	if v.detail.Session != tk.Session {
+		t.Fatalf("detail session = %q, want %q", v.detail.Session, tk.Session)
 	}
 	body := v.agentBody
 	for _, want := range []string{
@@ -137,8 +152,10 @@ func TestActivityShowsAndCancelsAnAgent(t *testing.T) {
 		icon, ok := hasLabel(body, step)
 		if !ok {
 			t.Errorf("plan step %q not shown", step)
-		} else if icon == nil || icon.Name() != mark.Name() {
-			t.Errorf("plan step %q marked %v, want %s", step, icon, mark.Name())
+		} else if icon == nil {
+			t.Errorf("plan step %q has no mark, want %s", step, mark.Name())
+		} else if icon.Name() != mark.Name() {
+			t.Errorf("plan step %q marked %s, want %s", step, icon.Name(), mark.Name())
 		}
 	}
 	if _, ok := hasLabel(body, "Find the Smith"); ok {
@@ -152,8 +169,11 @@ func TestActivityShowsAndCancelsAnAgent(t *testing.T) {
 	test.Tap(v.cancelBtn)
 	wait("cancel")
 	got, err := task.Get(ctx, st, tk.Session)
-	if err != nil || got.Phase != task.PhaseCancelled {
-		t.Fatalf("after Cancel: phase %s, %v; want cancelled", got.Phase, err)
+	if err != nil {
+		t.Fatalf("after Cancel: %v", err)
+	}
+	if got.Phase != task.PhaseCancelled {
+		t.Fatalf("after Cancel: phase %s, want %s", got.Phase, task.PhaseCancelled)
 	}
 	if v.status.Visible() {
 		t.Errorf("status after cancel: %q", v.status.Text)
@@ -167,11 +187,15 @@ func TestActivityShowsAndCancelsAnAgent(t *testing.T) {
 	if _, ok := hasLabel(body, "failed: cancelled by the lawyer"); !ok {
 		t.Errorf("history lacks the cancel; labels: %v", labels(body))
 	}
-	if icon, _ := hasLabel(body, "2. draft the reply"); icon == nil || icon.Name() != theme.RadioButtonIcon().Name() {
-		t.Errorf("a cancelled agent's step is still marked under way: %v", icon)
+	if icon, _ := hasLabel(body, "2. draft the reply"); icon == nil {
+		t.Errorf("a cancelled agent's step has no mark, want %s", theme.RadioButtonIcon().Name())
+	} else if got, want := icon.Name(), theme.RadioButtonIcon().Name(); got != want {
+		t.Errorf("a cancelled agent's step is marked %s, want %s, not under way", got, want)
 	}
-	if older, err := task.Get(ctx, st, older.Session); err != nil || older.Phase != task.PhaseWaiting {
-		t.Errorf("the other agent: %s, %v", older.Phase, err)
+	if older, err := task.Get(ctx, st, older.Session); err != nil {
+		t.Errorf("the other agent: %v", err)
+	} else if older.Phase != task.PhaseWaiting {
+		t.Errorf("the other agent's phase = %s, want %s", older.Phase, task.PhaseWaiting)
 	}
 
 	// Live: news in the log shows within a tick or two; nothing is redrawn
@@ -202,8 +226,11 @@ func TestActivityShowsAndCancelsAnAgent(t *testing.T) {
 	// Back to all activity.
 	v.filter.Select(0)
 	wait("back to all")
-	if v.right.Objects[0] != v.logPane || v.entries[len(v.entries)-1].Text != "after close" {
-		t.Errorf("All activity after the agent: pane %v, last entry %+v", v.right.Objects[0] == v.logPane, v.entries[len(v.entries)-1])
+	if v.right.Objects[0] != v.logPane {
+		t.Error("All activity after the agent does not show the log pane")
+	}
+	if got := v.entries[len(v.entries)-1].Text; got != "after close" {
+		t.Errorf("All activity after the agent: last entry %q, want %q", got, "after close")
 	}
 }
 
@@ -239,8 +266,11 @@ func TestActivityCancelOfAnEndedAgentSaysSo(t *testing.T) {
 	if !v.status.Visible() {
 		t.Error("no status after a failed cancel")
 	}
-	if !strings.Contains(v.status.Text, "already ended") || strings.Contains(v.status.Text, "conflict") {
-		t.Errorf("status = %q, want a plain 'already ended'", v.status.Text)
+	if !strings.Contains(v.status.Text, "already ended") {
+		t.Errorf("status = %q, want one saying 'already ended'", v.status.Text)
+	}
+	if strings.Contains(v.status.Text, "conflict") {
+		t.Errorf("status = %q, want a plain 'already ended' without 'conflict'", v.status.Text)
 	}
 	if !v.cancelBtn.Disabled() {
 		t.Error("Cancel still enabled for an ended agent")

@@ -18,8 +18,8 @@ import (
 	"github.com/spirit-app/spirit/agents/mail/accounts"
 	"github.com/spirit-app/spirit/agents/mail/imap/imaptest"
 	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
-	"github.com/spirit-app/spirit/agents/task"
 	"github.com/spirit-app/spirit/app/api"
 	"github.com/spirit-app/spirit/platform/secrets"
 	"github.com/spirit-app/spirit/platform/xtest"
@@ -85,8 +85,11 @@ func newAgentWorld(t *testing.T, protocol string) *agentWorld {
 	}
 	conn.Close()
 	hits, err := ix.SearchEmail(ctx, index.SearchQuery{Query: "SNDA"})
-	if err != nil || len(hits) != 1 {
-		t.Fatalf("seeded thread: %v %v", hits, err)
+	if err != nil {
+		t.Fatalf("seeded thread: %v", err)
+	}
+	if len(hits) != 1 {
+		t.Fatalf("seeded thread hits = %d, want 1: %v", len(hits), hits)
 	}
 	w.thread = hits[0].ThreadID
 
@@ -195,10 +198,19 @@ func TestAcceptedGlanceDraftsAfterApproval(t *testing.T) {
 			if _, err := c.Respond(ctx, g.ID, api.ActionAccept, ""); err != nil {
 				t.Fatal(err)
 			}
-			ap := waitNudge(t, ctx, c, task.KindApproval, g.ID)
-			var d task.ApprovalDetail
-			if err := json.Unmarshal([]byte(ap.Detail), &d); err != nil || d.Body != body || !strings.Contains(d.Fields[0].Value, "marcy@howardlaw.com") {
+			ap := waitNudge(t, ctx, c, nudge.KindApproval, g.ID)
+			var d nudge.Approval
+			if err := json.Unmarshal([]byte(ap.Detail), &d); err != nil {
 				t.Fatalf("approval %q: %v", ap.Detail, err)
+			}
+			if d.Body != body {
+				t.Fatalf("approval body = %q, want %q", d.Body, body)
+			}
+			if len(d.Fields) == 0 {
+				t.Fatalf("approval %q has no fields, want the recipient first", ap.Detail)
+			}
+			if want := "marcy@howardlaw.com"; !strings.Contains(d.Fields[0].Value, want) {
+				t.Fatalf("approval first field = %q, want it to hold %q", d.Fields[0].Value, want)
 			}
 			reqs := w.srv.Requests()
 			if reqs[1].Model != "agent-model" {
@@ -227,7 +239,7 @@ func TestAcceptedGlanceDraftsAfterApproval(t *testing.T) {
 			if got := m.Header.Get("In-Reply-To"); got != agentMarcyID {
 				t.Errorf("In-Reply-To %q, want %q", got, agentMarcyID)
 			}
-			res := waitNudge(t, ctx, c, task.KindResult, ap.ID)
+			res := waitNudge(t, ctx, c, nudge.KindResult, ap.ID)
 			if !strings.Contains(res.Message, "Drafts") {
 				t.Errorf("result nudge %q", res.Message)
 			}
@@ -243,12 +255,12 @@ func TestAcceptedGlanceDraftsAfterApproval(t *testing.T) {
 				t.Fatal(err)
 			}
 			c.Respond(ctx, g2.ID, api.ActionAccept, "")
-			ap2 := waitNudge(t, ctx, c, task.KindApproval, g2.ID)
+			ap2 := waitNudge(t, ctx, c, nudge.KindApproval, g2.ID)
 			w.srv.Push(scripted.ToolCalls(tc("d2", "finish_task", map[string]any{"summary": "Not drafted: you declined the reply"})))
 			if _, err := c.Respond(ctx, ap2.ID, api.ActionDismiss, ""); err != nil {
 				t.Fatal(err)
 			}
-			res2 := waitNudge(t, ctx, c, task.KindResult, ap2.ID)
+			res2 := waitNudge(t, ctx, c, nudge.KindResult, ap2.ID)
 			if !strings.Contains(res2.Message, "Not drafted") {
 				t.Errorf("result after denial %q", res2.Message)
 			}
@@ -279,15 +291,19 @@ func TestAgentSurvivesRestartAndKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Respond(ctx, prop.ID, api.ActionAccept, "")
-	q := waitNudge(t, ctx, c, task.KindQuestion, prop.ID)
+	q := waitNudge(t, ctx, c, nudge.KindQuestion, prop.ID)
 
 	// Quit and start again: the question is still open.
 	p.Signal(syscall.SIGTERM)
-	if code, err := p.Wait(ctx); err != nil || code != 0 {
-		t.Fatalf("exit %d %v\n%s", code, err, p.Output())
+	code, err := p.Wait(ctx)
+	if err != nil {
+		t.Fatalf("after SIGTERM: %v\n%s", err, p.Output())
+	}
+	if code != 0 {
+		t.Fatalf("exit %d after SIGTERM, want 0\n%s", code, p.Output())
 	}
 	p, c = w.start(t, ctx)
-	q2 := waitNudge(t, ctx, c, task.KindQuestion, 0)
+	q2 := waitNudge(t, ctx, c, nudge.KindQuestion, 0)
 	if q2.ID != q.ID {
 		t.Fatalf("after restart the open question is %d, want %d", q2.ID, q.ID)
 	}
@@ -302,8 +318,14 @@ func TestAgentSurvivesRestartAndKill(t *testing.T) {
 	waitStatus(t, ctx, c, store.StatusVerified)
 	resumed := w.srv.Requests()[calls]
 	last := resumed.Messages[len(resumed.Messages)-1]
-	if len(last.ToolResults) != 1 || last.ToolResults[0].CallID != "q" || !strings.Contains(last.ToolResults[0].Content, "SNDA") {
-		t.Fatalf("the answer did not resume the saved conversation: %+v", last)
+	if len(last.ToolResults) != 1 {
+		t.Fatalf("the answer did not resume the saved conversation: %d tool results, want 1 (%+v)", len(last.ToolResults), last)
+	}
+	if got := last.ToolResults[0].CallID; got != "q" {
+		t.Fatalf("resumed tool result answers call %q, want q, the saved question", got)
+	}
+	if got := last.ToolResults[0].Content; !strings.Contains(got, "SNDA") {
+		t.Fatalf("resumed tool result = %q, want the answer SNDA", got)
 	}
 
 	// A run killed mid-call: the model is slow, Spirit is SIGKILLed.

@@ -45,8 +45,12 @@ func TestBenchApp(t *testing.T) {
 			if err := p.Signal(syscall.SIGTERM); err != nil {
 				t.Fatal(err)
 			}
-			if code, err := p.Wait(ctx); err != nil || code != 0 {
-				t.Fatalf("exit %d, %v", code, err)
+			code, err := p.Wait(ctx)
+			if err != nil {
+				t.Fatalf("after SIGTERM: %v", err)
+			}
+			if code != 0 {
+				t.Fatalf("exit %d after SIGTERM, want 0", code)
 			}
 			fmt.Printf("# shutdown after SIGTERM: %.0f ms\n", float64(time.Since(stopped).Microseconds())/1000)
 			// The next start must find the tray watcher fresh: wait until
@@ -85,8 +89,12 @@ func TestBenchApp(t *testing.T) {
 	if err := p.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	if code, err := p.Wait(ctx); err != nil || code != 0 {
-		t.Fatalf("exit %d, %v", code, err)
+	code, err := p.Wait(ctx)
+	if err != nil {
+		t.Fatalf("after SIGTERM: %v", err)
+	}
+	if code != 0 {
+		t.Fatalf("exit %d after SIGTERM, want 0", code)
 	}
 	fmt.Printf("BENCH shutdown_ms %.0f ms\n", float64(time.Since(stopped).Microseconds())/1000)
 }

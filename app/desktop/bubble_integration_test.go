@@ -61,10 +61,13 @@ func TestBubbleKindsOnScreen(t *testing.T) {
 		var img image.Image
 		colours := 0
 		err = xtest.Poll(ctx, func() (bool, error) {
-			if a, err := work.active(); err != nil || a != work.win {
-				return false, fmt.Errorf("%s: focus went to window %d (bubble %d), not the lawyer's %d: %v", name, a, b.ID, work.win, err)
+			a, err := work.active()
+			if err != nil {
+				return false, fmt.Errorf("%s: active window: %w", name, err)
 			}
-			var err error
+			if a != work.win {
+				return false, fmt.Errorf("%s: focus went to window %d (bubble %d), want the lawyer's %d", name, a, b.ID, work.win)
+			}
 			img, err = d.disp.Screenshot()
 			if err == nil {
 				colours = distinctColours(img, b.Rect)
@@ -77,8 +80,12 @@ func TestBubbleKindsOnScreen(t *testing.T) {
 		}
 		shots.save(name, img)
 		// Still not focused once drawn and captured.
-		if a, err := work.active(); err != nil || a != work.win {
-			t.Fatalf("%s: the bubble took the focus (active %d, bubble %d): %v", name, a, b.ID, err)
+		a, err := work.active()
+		if err != nil {
+			t.Fatalf("%s: active window: %v", name, err)
+		}
+		if a != work.win {
+			t.Fatalf("%s: the bubble took the focus: active %d (bubble %d), want the lawyer's %d", name, a, b.ID, work.win)
 		}
 		t.Logf("%s bubble at %v beside orb %v, %d colours", name, b.Rect, orb.Rect, colours)
 		return b
@@ -136,8 +143,10 @@ func TestBubbleKindsOnScreen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bs, _ := d.disp.FindWindows("Spirit nudge"); len(bs) != 1 || bs[0].Rect != ab.Rect {
-		t.Errorf("the plain nudge replaced the approval: %+v", bs)
+	if bs, _ := d.disp.FindWindows("Spirit nudge"); len(bs) != 1 {
+		t.Errorf("nudge windows = %d, want 1, the approval: %+v", len(bs), bs)
+	} else if bs[0].Rect != ab.Rect {
+		t.Errorf("the plain nudge replaced the approval: bubble at %v, want the approval's %v", bs[0].Rect, ab.Rect)
 	}
 
 	// 3. Once the approval is answered, the plain nudge shows. The question
@@ -197,8 +206,14 @@ func TestBubbleKindsOnScreen(t *testing.T) {
 	}
 	defer st.Close()
 	n, err := st.Nudge(ctx, q.ID)
-	if err != nil || n.State != store.NudgeAccepted || n.Answer != "the long one, cc Priya" {
-		t.Fatalf("question nudge %+v, %v", n, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.State != store.NudgeAccepted {
+		t.Errorf("question nudge state = %s, want %s", n.State, store.NudgeAccepted)
+	}
+	if want := "the long one, cc Priya"; n.Answer != want {
+		t.Errorf("question nudge answer = %q, want %q", n.Answer, want)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -66,8 +67,12 @@ func stopSpirit(t *testing.T, ctx context.Context, p *xtest.Proc) {
 	if err := p.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	if code, err := p.Wait(ctx); err != nil || code != 0 {
-		t.Fatalf("exit %d, %v", code, err)
+	code, err := p.Wait(ctx)
+	if err != nil {
+		t.Fatalf("after SIGINT: %v", err)
+	}
+	if code != 0 {
+		t.Fatalf("exit %d after SIGINT, want 0", code)
 	}
 }
 
@@ -299,13 +304,15 @@ func TestGlanceFYIMessageNoBubble(t *testing.T) {
 	if nudge != nil {
 		t.Fatalf("FYI thread got a glance nudge %+v (glance log %q)", *nudge, events)
 	}
-	if len(events) != 1 || events[0] != "silent: fyi (analyst)" {
-		t.Fatalf("glance log after the switch %q, want the analyst's fyi verdict", events)
+	if want := []string{"silent: fyi (analyst)"}; !slices.Equal(events, want) {
+		t.Fatalf("glance log after the switch %q, want %q, the analyst's fyi verdict", events, want)
 	}
 	// The decision is logged after any nudge would have been stored: none
 	// is, none is open, and no bubble is on screen.
-	if ns, err := c.Nudges(ctx); err != nil || len(ns) != 0 {
-		t.Errorf("open nudges %+v, %v", ns, err)
+	if ns, err := c.Nudges(ctx); err != nil {
+		t.Errorf("open nudges: %v", err)
+	} else if len(ns) != 0 {
+		t.Errorf("open nudges = %+v, want none", ns)
 	}
 	if ws, err := d.disp.FindWindows("Spirit nudge"); err != nil {
 		t.Error(err)
@@ -356,8 +363,11 @@ func TestGlanceListViewReadsTheScreen(t *testing.T) {
 		saveScreen(t, d.disp, "glance-list-view.png")
 		t.Fatalf("no glance nudge from the list view; glance log after the switch: %q\n%s", events, p.Output())
 	}
-	if nudge.Subject != "glance:"+sndaNewest || !strings.Contains(nudge.Message, "Marcy Howard") {
-		t.Fatalf("nudge %+v, want one about the SNDA thread's newest message %s", *nudge, sndaNewest)
+	if want := "glance:" + sndaNewest; nudge.Subject != want {
+		t.Fatalf("nudge subject = %q, want %q, the SNDA thread's newest message", nudge.Subject, want)
+	}
+	if !strings.Contains(nudge.Message, "Marcy Howard") {
+		t.Fatalf("nudge message = %q, want it to name Marcy Howard", nudge.Message)
 	}
 	for _, e := range events {
 		if strings.HasPrefix(e, "no screenshot") {
@@ -424,8 +434,11 @@ func TestGlanceProviderWordsTheNudgeInRunningApp(t *testing.T) {
 			if nudge == nil {
 				t.Fatalf("no glance nudge; glance log after the switch: %q\n%s", events, p.Output())
 			}
-			if nudge.Message != msg || nudge.Subject != "glance:"+sndaNewest {
-				t.Fatalf("nudge %+v, want the model's wording %q", *nudge, msg)
+			if nudge.Message != msg {
+				t.Fatalf("nudge message = %q, want the model's wording %q", nudge.Message, msg)
+			}
+			if want := "glance:" + sndaNewest; nudge.Subject != want {
+				t.Fatalf("nudge subject = %q, want %q", nudge.Subject, want)
 			}
 			if _, err := d.disp.WaitWindow(ctx, "Spirit nudge", func(w xtest.WindowInfo) bool { return w.Viewable }); err != nil {
 				t.Fatalf("no glance bubble: %v", err)
@@ -434,11 +447,20 @@ func TestGlanceProviderWordsTheNudgeInRunningApp(t *testing.T) {
 			if len(reqs) != 1 {
 				t.Fatalf("%d model requests, want 1", len(reqs))
 			}
-			if r := reqs[0]; r.Protocol != proto || r.Model != "strong-model" || len(r.AuthHeaders) == 0 {
-				t.Errorf("request: protocol %s, model %q, credentials in %v", r.Protocol, r.Model, r.AuthHeaders)
+			r := reqs[0]
+			if r.Protocol != proto {
+				t.Errorf("request protocol = %s, want %s", r.Protocol, proto)
 			}
-			if h, err := c.Health(ctx); err != nil || h.Counters["model_calls"] != 1 {
-				t.Errorf("/health counters %v, %v", h.Counters, err)
+			if r.Model != "strong-model" {
+				t.Errorf("request model = %q, want strong-model", r.Model)
+			}
+			if len(r.AuthHeaders) == 0 {
+				t.Error("request carries no credentials, want them in an auth header")
+			}
+			if h, err := c.Health(ctx); err != nil {
+				t.Errorf("/health: %v", err)
+			} else if got := h.Counters["model_calls"]; got != 1 {
+				t.Errorf("/health model_calls = %d, want 1 (counters %v)", got, h.Counters)
 			}
 			if strings.Contains(p.Output(), "sk-test-key") {
 				t.Error("the API key is in Spirit's output")

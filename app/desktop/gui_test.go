@@ -99,15 +99,27 @@ func TestBubbleWindowFollowsTheQueue(t *testing.T) {
 		t.Fatalf("first nudge not shown: bubble %d", bubbleID())
 	}
 	glance := notify(t, g, c, nudge.KindGlance, "Marcy is waiting on your reply.", "")
-	if bubbleID() != info || len(g.bubbles.queue) != 1 {
-		t.Fatalf("a lesser nudge must wait: bubble %d queue %v", bubbleID(), queued(g.bubbles))
+	if got := bubbleID(); got != info {
+		t.Fatalf("a lesser nudge must wait: bubble %d, want the info %d still shown", got, info)
+	}
+	if got := len(g.bubbles.queue); got != 1 {
+		t.Fatalf("a lesser nudge must wait: queue holds %d (%v), want 1", got, queued(g.bubbles))
 	}
 	question := notify(t, g, c, nudge.KindQuestion, "Which draft?", `{"options":["Short","Long"]}`)
-	if bubbleID() != question || len(g.bubbles.queue) != 2 || g.bubbles.folded[info] {
-		t.Fatalf("question did not preempt the info bubble: bubble %d queue %v", bubbleID(), queued(g.bubbles))
+	if got := bubbleID(); got != question {
+		t.Fatalf("question did not preempt the info bubble: bubble %d, want %d (queue %v)", got, question, queued(g.bubbles))
 	}
-	if !g.bubbleWin.Content().Visible() || g.bubbleWin.Content() != g.bubble {
-		t.Fatal("bubble window does not show the question")
+	if got := len(g.bubbles.queue); got != 2 {
+		t.Fatalf("after the question the queue holds %d (%v), want 2", got, queued(g.bubbles))
+	}
+	if g.bubbles.folded[info] {
+		t.Fatalf("the preempted info bubble %d is folded, want it queued", info)
+	}
+	if !g.bubbleWin.Content().Visible() {
+		t.Fatal("bubble window content is hidden, want the question shown")
+	}
+	if g.bubbleWin.Content() != g.bubble {
+		t.Fatal("bubble window does not show the question's bubble")
 	}
 	if g.bubble.Prompt().Title != "Question" {
 		t.Fatalf("bubble window shows %q", g.bubble.Prompt().Title)
@@ -117,22 +129,34 @@ func TestBubbleWindowFollowsTheQueue(t *testing.T) {
 	g.bubbles.delay = 30 * time.Millisecond
 	g.bubbles.startFold()
 	clk.advance(time.Second)
-	if g.bubble != nil || g.bubbles.foldedCount() != 3 {
-		t.Fatalf("all three bubbles to fold: bubble %v folded %d", g.bubble != nil, g.bubbles.foldedCount())
+	if g.bubble != nil {
+		t.Fatal("a bubble is still shown, want all three folded")
+	}
+	if got := g.bubbles.foldedCount(); got != 3 {
+		t.Fatalf("folded %d bubbles, want all 3", got)
 	}
 	if got := menuLabels(g); !strings.HasPrefix(got, "Waiting for you (3)…|") {
 		t.Fatalf("menu %q lacks the waiting item on top", got)
 	}
 	open, err := c.Nudges(ctx)
-	if err != nil || len(open) != 3 {
-		t.Fatalf("folded nudges must stay open: %+v, %v", open, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(open) != 3 {
+		t.Fatalf("open nudges = %d, want the 3 folded ones to stay open: %+v", len(open), open)
 	}
 
 	// The menu item reopens the newest important folded nudge: the question.
 	g.bubbles.delay = time.Hour
 	g.menu.Items[0].Action()
-	if bubbleID() != question || g.bubbles.foldedCount() != 2 || !strings.HasPrefix(menuLabels(g), "Waiting for you (2)…|") {
-		t.Fatalf("reopen: bubble %d folded %d menu %q", bubbleID(), g.bubbles.foldedCount(), menuLabels(g))
+	if got := bubbleID(); got != question {
+		t.Fatalf("reopen: bubble %d, want the question %d", got, question)
+	}
+	if got := g.bubbles.foldedCount(); got != 2 {
+		t.Fatalf("reopen: folded %d, want 2", got)
+	}
+	if got, want := menuLabels(g), "Waiting for you (2)…|"; !strings.HasPrefix(got, want) {
+		t.Fatalf("reopen: menu %q, want prefix %q", got, want)
 	}
 	g.bubble.Choose("answer:Long")
 	poll(t, g, "the answered question to close", func() bool { return bubbleID() != question })
@@ -151,14 +175,26 @@ func TestBubbleWindowFollowsTheQueue(t *testing.T) {
 		return len(ns) == 2 && g.bubble == nil
 	})
 	n, err := sp.store.Nudge(ctx, question)
-	if err != nil || n.State != store.NudgeAccepted || n.Answer != "answer:Long" {
-		t.Fatalf("question answer %+v, %v", n, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.State != store.NudgeAccepted {
+		t.Fatalf("question state = %s, want %s", n.State, store.NudgeAccepted)
+	}
+	if n.Answer != "answer:Long" {
+		t.Fatalf("question answer = %q, want %q", n.Answer, "answer:Long")
 	}
 
 	// The hotkey brings the newest open nudge forward with the cursor in it.
 	g.focusNudge()
-	if bubbleID() != glance || !g.bubbles.engaged || g.bubbleWin.Canvas().Focused() != g.bubble.Entry() {
-		t.Fatalf("hotkey: bubble %d engaged %v focused %T", bubbleID(), g.bubbles.engaged, g.bubbleWin.Canvas().Focused())
+	if got := bubbleID(); got != glance {
+		t.Fatalf("hotkey: bubble %d, want the newest open nudge %d", got, glance)
+	}
+	if !g.bubbles.engaged {
+		t.Fatal("hotkey: queue not engaged, want engaged")
+	}
+	if got := g.bubbleWin.Canvas().Focused(); got != g.bubble.Entry() {
+		t.Fatalf("hotkey: focused %T, want the bubble's entry", got)
 	}
 	// The lawyer is in that bubble: an approval waits instead of preempting;
 	// its bad detail shows the message with the default buttons.
@@ -168,12 +204,18 @@ func TestBubbleWindowFollowsTheQueue(t *testing.T) {
 	}
 	g.bubble.Cancel()
 	poll(t, g, "the approval to show", func() bool { return bubbleID() == approval })
-	if got := choiceIDs(g.bubble.Prompt().Choices); got != "dismiss=Deny" || !strings.HasPrefix(g.bubble.Prompt().Message, "Save this reply in Drafts?") {
-		t.Fatalf("bad-detail approval: %s", got)
+	if got := choiceIDs(g.bubble.Prompt().Choices); got != "dismiss=Deny" {
+		t.Fatalf("bad-detail approval buttons = %s, want dismiss=Deny", got)
+	}
+	if got, want := g.bubble.Prompt().Message, "Save this reply in Drafts?"; !strings.HasPrefix(got, want) {
+		t.Fatalf("bad-detail approval message = %q, want prefix %q", got, want)
 	}
 	// Only the info nudge is folded now.
-	if g.bubbles.foldedCount() != 1 || !strings.HasPrefix(menuLabels(g), "Waiting for you (1)…|") {
-		t.Fatalf("folded %d, menu %q", g.bubbles.foldedCount(), menuLabels(g))
+	if got := g.bubbles.foldedCount(); got != 1 {
+		t.Fatalf("folded %d, want only the info nudge", got)
+	}
+	if got, want := menuLabels(g), "Waiting for you (1)…|"; !strings.HasPrefix(got, want) {
+		t.Fatalf("menu %q, want prefix %q", got, want)
 	}
 	// Answering from elsewhere (the API) closes a folded nudge and the waiting item goes.
 	if _, err := c.Answer(ctx, info, nudge.Accept, ""); err != nil {
@@ -202,7 +244,10 @@ func TestBubbleTypingKeepsItOpen(t *testing.T) {
 		t.Fatal("bubble folded while the lawyer was typing")
 	}
 	clk.advance(250 * time.Millisecond)
-	if g.bubble != nil || !g.bubbles.folded[id] {
-		t.Fatalf("the bubble to fold once left alone: bubble %v folded %v", g.bubble != nil, g.bubbles.folded)
+	if g.bubble != nil {
+		t.Fatal("a bubble is still shown, want it folded once left alone")
+	}
+	if !g.bubbles.folded[id] {
+		t.Fatalf("nudge %d not folded (folded %v), want it folded once left alone", id, g.bubbles.folded)
 	}
 }

@@ -152,8 +152,11 @@ func TestTrayOrbAndQuit(t *testing.T) {
 		t.Fatalf("tray item never registered: %v\n%s", err, p.Output())
 	}
 	orb := d.waitOrb(t, ctx, dockedAt(wa))
-	if orb.Rect.Dx() != orbPx || orb.Rect.Dy() != orbPx {
-		t.Errorf("orb is %v, want %dx%d", orb.Rect, orbPx, orbPx)
+	if got := orb.Rect.Dx(); got != orbPx {
+		t.Errorf("orb width = %d (%v), want %d", got, orb.Rect, orbPx)
+	}
+	if got := orb.Rect.Dy(); got != orbPx {
+		t.Errorf("orb height = %d (%v), want %d", got, orb.Rect, orbPx)
 	}
 	work.waitFocused(t, ctx)
 
@@ -238,8 +241,12 @@ func TestTrayOrbAndQuit(t *testing.T) {
 	if err := p2.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	if code, err := p2.Wait(ctx); err != nil || code != 0 {
-		t.Fatalf("SIGTERM: exit %d, %v\n%s", code, err, p2.Output())
+	code, err := p2.Wait(ctx)
+	if err != nil {
+		t.Fatalf("SIGTERM: %v\n%s", err, p2.Output())
+	}
+	if code != 0 {
+		t.Fatalf("SIGTERM: exit %d, want 0\n%s", code, p2.Output())
 	}
 	checkDatabase(t, ctx, dataDir, "stopped")
 }
@@ -266,8 +273,12 @@ func TestOrbRedocksWhenWorkAreaChanges(t *testing.T) {
 	if err := p.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}
-	if code, err := p.Wait(ctx); err != nil || code != 0 {
-		t.Fatalf("SIGINT: exit %d, %v\n%s", code, err, p.Output())
+	code, err := p.Wait(ctx)
+	if err != nil {
+		t.Fatalf("SIGINT: %v\n%s", err, p.Output())
+	}
+	if code != 0 {
+		t.Fatalf("SIGINT: exit %d, want 0\n%s", code, p.Output())
 	}
 }
 
@@ -318,8 +329,11 @@ func TestNoSessionBus(t *testing.T) {
 		break
 	}
 	code, err := p.Wait(ctx)
-	if err != nil || code != 0 {
-		t.Fatalf("Quit without a bus: exit %d, %v\n%s", code, err, p.Output())
+	if err != nil {
+		t.Fatalf("Quit without a bus: %v\n%s", err, p.Output())
+	}
+	if code != 0 {
+		t.Fatalf("Quit without a bus: exit %d, want 0\n%s", code, p.Output())
 	}
 	if strings.Contains(p.Output(), "panic") {
 		t.Errorf("output mentions a panic:\n%s", p.Output())
@@ -581,8 +595,11 @@ func TestSayRemindShowsBubble(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Intent != "remind" || !strings.Contains(res.Reply, "call Marcy Howard") {
-		t.Fatalf("say: %+v", res)
+	if res.Intent != "remind" {
+		t.Fatalf("say intent = %q, want remind (%+v)", res.Intent, res)
+	}
+	if !strings.Contains(res.Reply, "call Marcy Howard") {
+		t.Fatalf("say reply = %q, want it to name %q", res.Reply, "call Marcy Howard")
 	}
 	// The bubble sits left of the orb, level with it.
 	beside := func(w xtest.WindowInfo) bool {
@@ -611,8 +628,14 @@ func TestSayRemindShowsBubble(t *testing.T) {
 		xtest.WritePNG(filepath.Join(dir, "bubble-reminder.png"), img)
 	}
 	nudges, err := c.Nudges(ctx)
-	if err != nil || len(nudges) != 1 || !strings.HasPrefix(nudges[0].Message, "Remind you to call Marcy Howard") {
-		t.Fatalf("open nudges %+v, %v", nudges, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(nudges) != 1 {
+		t.Fatalf("open nudges = %d, want 1: %+v", len(nudges), nudges)
+	}
+	if want := "Remind you to call Marcy Howard"; !strings.HasPrefix(nudges[0].Message, want) {
+		t.Fatalf("open nudge message = %q, want prefix %q", nudges[0].Message, want)
 	}
 	if _, err := c.Respond(ctx, nudges[0].ID, api.ActionAccept, "at 4 instead"); err != nil {
 		t.Fatal(err)
@@ -631,8 +654,20 @@ func TestSayRemindShowsBubble(t *testing.T) {
 	}
 	defer st.Close()
 	rs, err := st.Reminders(ctx, store.ReminderPending)
-	if err != nil || len(rs) != 1 || rs[0].Task != "call Marcy Howard" || rs[0].Due == nil || rs[0].Due.Hour() != 16 {
-		t.Fatalf("stored reminders %+v, %v", rs, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 {
+		t.Fatalf("stored pending reminders = %d, want 1: %+v", len(rs), rs)
+	}
+	if want := "call Marcy Howard"; rs[0].Task != want {
+		t.Errorf("stored reminder task = %q, want %q", rs[0].Task, want)
+	}
+	if rs[0].Due == nil {
+		t.Fatal("stored reminder due = nil, want 16:00")
+	}
+	if got := rs[0].Due.Hour(); got != 16 {
+		t.Errorf("stored reminder due hour = %d (%v), want 16", got, rs[0].Due)
 	}
 }
 
@@ -680,9 +715,20 @@ func TestGlanceOnAppSwitch(t *testing.T) {
 		t.Fatalf("no glance bubble: %v\n%s", err, p.Output())
 	}
 	ns, err := c.Nudges(ctx)
-	if err != nil || len(ns) != 1 || ns[0].Kind != "glance" || !strings.Contains(ns[0].Message, "Marcy Howard") ||
-		ns[0].Subject != "glance:<PH0PR08MB25269AAA75C6ABF07B6EA18FD871C4F5CFC7@PH0PR08MB2526.namprd08.prod.outlook.com>" {
-		t.Fatalf("nudges %+v, %v", ns, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ns) != 1 {
+		t.Fatalf("nudges = %d, want 1: %+v", len(ns), ns)
+	}
+	if ns[0].Kind != "glance" {
+		t.Errorf("nudge kind = %q, want glance", ns[0].Kind)
+	}
+	if !strings.Contains(ns[0].Message, "Marcy Howard") {
+		t.Errorf("nudge message = %q, want it to name Marcy Howard", ns[0].Message)
+	}
+	if want := "glance:<PH0PR08MB25269AAA75C6ABF07B6EA18FD871C4F5CFC7@PH0PR08MB2526.namprd08.prod.outlook.com>"; ns[0].Subject != want {
+		t.Errorf("nudge subject = %q, want %q", ns[0].Subject, want)
 	}
 	quitFromTray(t, ctx, item, p)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spirit-app/spirit/agents/llm/scripted"
 	"github.com/spirit-app/spirit/agents/llm/setup"
+	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/agents/task"
 	"github.com/spirit-app/spirit/app/api"
@@ -291,8 +292,10 @@ func TestOrbStatesWorkingOnScreen(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the working orb did not move within a second: %v", err)
 	}
-	if h, err := c.Health(ctx); err != nil || h.Subsystems["orb"].State != "working" {
-		t.Fatalf("/health orb after the second working shot: %v %v", h.Subsystems["orb"], err)
+	if h, err := c.Health(ctx); err != nil {
+		t.Fatalf("/health after the second working shot: %v", err)
+	} else if got := h.Subsystems["orb"].State; got != "working" {
+		t.Fatalf("/health orb after the second working shot = %q, want working (%v)", got, h.Subsystems["orb"])
 	}
 	shots.save("orb-working-later", work2.img, orb)
 	checkDot(t, "working vs working later", moved, centre, orb.Dx())
@@ -309,7 +312,7 @@ func TestOrbStatesWorkingOnScreen(t *testing.T) {
 	// Verified: the result nudge brings the bubble and the attention look;
 	// the sparkle starts right after (TaskDone follows the nudge) but
 	// waits under attention, so the nudge is answered at once.
-	res := waitNudge(t, ctx, c, task.KindResult, prop.ID)
+	res := waitNudge(t, ctx, c, nudge.KindResult, prop.ID)
 	att := waitOrbLook(t, ctx, d.disp, c, orb, "attention", func(l orbLook) bool {
 		return l.warm >= 150
 	})
@@ -366,8 +369,10 @@ func TestOrbStatesWorkingOnScreen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(agents) != 1 || agents[0].Phase != task.PhaseFinished {
-		t.Errorf("agents after the run: %+v, want one finished", agents)
+	if len(agents) != 1 {
+		t.Errorf("agents after the run = %d, want one: %+v", len(agents), agents)
+	} else if agents[0].Phase != task.PhaseFinished {
+		t.Errorf("agent phase after the run = %s, want %s", agents[0].Phase, task.PhaseFinished)
 	}
 	if n := calls(); n != 3 {
 		t.Errorf("%d model calls, want 3 (plan, finish, verdict)", n)
@@ -459,8 +464,11 @@ func TestOrbStatesListeningOnScreen(t *testing.T) {
 		t.Fatalf("the listening orb did not breathe within a second: %v", err)
 	}
 	h, err := c.Health(ctx)
-	if err != nil || h.Subsystems["orb"].State != "listening" {
-		t.Fatalf("/health orb after the second listening shot: %v %v", h.Subsystems["orb"], err)
+	if err != nil {
+		t.Fatalf("/health after the second listening shot: %v", err)
+	}
+	if got := h.Subsystems["orb"].State; got != "listening" {
+		t.Fatalf("/health orb after the second listening shot = %q, want listening (%v)", got, h.Subsystems["orb"])
 	}
 	shots.save("orb-listening-later", lis2.img, orb)
 	checkRing(t, "listening later vs idle", diffPixels(idle.img, lis2.img, orb), centre)
@@ -529,8 +537,11 @@ func checkDot(t *testing.T, what string, ps []image.Point, centre image.Point, s
 	if off > 0 {
 		t.Errorf("%s: %d of %d changed pixels are off the dot's orbit (%.0f..%.0f px from the centre)", what, off, len(ps), lo, hi)
 	}
-	if box.Dx() > side/2 || box.Dy() > side/2 {
-		t.Errorf("%s: changed pixels spread over %v, want one dot", what, box)
+	if box.Dx() > side/2 {
+		t.Errorf("%s: changed pixels spread %d px wide (%v), want one dot at most %d", what, box.Dx(), box, side/2)
+	}
+	if box.Dy() > side/2 {
+		t.Errorf("%s: changed pixels spread %d px high (%v), want one dot at most %d", what, box.Dy(), box, side/2)
 	}
 }
 
@@ -539,8 +550,11 @@ func checkDot(t *testing.T, what string, ps []image.Point, centre image.Point, s
 func checkRing(t *testing.T, what string, ps []image.Point, centre image.Point) {
 	t.Helper()
 	q := quadrants(ps, centre)
-	if len(ps) < 60 || min(q[0], q[1], q[2], q[3]) < 10 {
-		t.Errorf("%s: %d pixels changed, by quadrant %v; want a ring all round (60+, 10+ each)", what, len(ps), q)
+	if len(ps) < 60 {
+		t.Errorf("%s: %d pixels changed, want a ring's worth (60+)", what, len(ps))
+	}
+	if least := min(q[0], q[1], q[2], q[3]); least < 10 {
+		t.Errorf("%s: by quadrant %v, fewest %d; want a ring all round (10+ each)", what, q, least)
 	}
 }
 

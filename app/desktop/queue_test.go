@@ -194,13 +194,22 @@ func TestBubbleQueuePreemptFoldAndReopen(t *testing.T) {
 	}
 	glance := ns.add(nudge.KindGlance, "Marcy is waiting on your reply.", "").ID
 	q.add(store.Nudge{ID: glance, Kind: nudge.KindGlance})
-	if shownID(q) != info || len(q.queue) != 1 {
-		t.Fatalf("a lesser nudge must wait: bubble %d queue %v", shownID(q), queued(q))
+	if got := shownID(q); got != info {
+		t.Fatalf("a lesser nudge must wait: bubble %d, want the info %d still shown", got, info)
+	}
+	if got := len(q.queue); got != 1 {
+		t.Fatalf("a lesser nudge must wait: queue holds %d (%v), want 1", got, queued(q))
 	}
 	question := ns.add(nudge.KindQuestion, "Which draft?", `{"options":["Short","Long"]}`).ID
 	q.add(store.Nudge{ID: question, Kind: nudge.KindQuestion})
-	if shownID(q) != question || len(q.queue) != 2 || q.folded[info] {
-		t.Fatalf("question did not preempt the info bubble: bubble %d queue %v", shownID(q), queued(q))
+	if got := shownID(q); got != question {
+		t.Fatalf("question did not preempt the info bubble: bubble %d, want %d (queue %v)", got, question, queued(q))
+	}
+	if got := len(q.queue); got != 2 {
+		t.Fatalf("after the question the queue holds %d (%v), want 2", got, queued(q))
+	}
+	if q.folded[info] {
+		t.Fatalf("the preempted info bubble %d is folded, want it queued", info)
 	}
 	// The window: the question's bubble is the one on screen.
 	if scr.onScreen != question {
@@ -211,8 +220,11 @@ func TestBubbleQueuePreemptFoldAndReopen(t *testing.T) {
 	q.delay = 30 * time.Millisecond
 	q.startFold()
 	clk.advance(time.Second)
-	if shownID(q) != 0 || q.foldedCount() != 3 {
-		t.Fatalf("all three bubbles to fold: bubble %d folded %d", shownID(q), q.foldedCount())
+	if got := shownID(q); got != 0 {
+		t.Fatalf("bubble %d still shown, want all three folded", got)
+	}
+	if got := q.foldedCount(); got != 3 {
+		t.Fatalf("folded %d bubbles, want all 3", got)
 	}
 	if got, want := scr.shown[len(scr.shown)-3:], []int64{question, glance, info}; !slices.Equal(got, want) {
 		t.Errorf("bubbles shown while folding: %v, want %v", got, want)
@@ -227,20 +239,35 @@ func TestBubbleQueuePreemptFoldAndReopen(t *testing.T) {
 	// The menu item reopens the newest important folded nudge: the question.
 	q.delay = time.Hour
 	q.reopenFolded()
-	if shownID(q) != question || q.foldedCount() != 2 || !strings.HasPrefix(menuOf(q), "Waiting for you (2)…|") {
-		t.Fatalf("reopen: bubble %d folded %d menu %q", shownID(q), q.foldedCount(), menuOf(q))
+	if got := shownID(q); got != question {
+		t.Fatalf("reopen: bubble %d, want the question %d", got, question)
+	}
+	if got := q.foldedCount(); got != 2 {
+		t.Fatalf("reopen: folded %d, want 2", got)
+	}
+	if got, want := menuOf(q), "Waiting for you (2)…|"; !strings.HasPrefix(got, want) {
+		t.Fatalf("reopen: menu %q, want prefix %q", got, want)
 	}
 	ns.answer(q, question, store.NudgeAccepted, nudge.AnswerChoice("Long"))
 	if shownID(q) == question {
 		t.Fatal("the answered question is still on screen")
 	}
 	// Only the folded nudges stay open, and no bubble is out: both folded.
-	if open := ns.open(); len(open) != 2 || shownID(q) != 0 {
-		t.Fatalf("only the folded nudges to stay open: %+v, bubble %d", open, shownID(q))
+	if open := ns.open(); len(open) != 2 {
+		t.Fatalf("open nudges = %d, want only the 2 folded: %+v", len(open), open)
+	}
+	if got := shownID(q); got != 0 {
+		t.Fatalf("bubble %d shown, want none: both folded", got)
 	}
 	n, err := ns.st.Nudge(context.Background(), question)
-	if err != nil || n.State != store.NudgeAccepted || n.Answer != "answer:Long" {
-		t.Fatalf("question answer %+v, %v", n, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.State != store.NudgeAccepted {
+		t.Fatalf("question state = %s, want %s", n.State, store.NudgeAccepted)
+	}
+	if n.Answer != "answer:Long" {
+		t.Fatalf("question answer = %q, want %q", n.Answer, "answer:Long")
 	}
 
 	// The hotkey brings the newest open nudge forward and engages it.
@@ -250,8 +277,11 @@ func TestBubbleQueuePreemptFoldAndReopen(t *testing.T) {
 	if first := q.interact(); !first {
 		t.Error("hotkey: the bubble was engaged already")
 	}
-	if shownID(q) != glance || !q.engaged {
-		t.Fatalf("hotkey: bubble %d engaged %v", shownID(q), q.engaged)
+	if got := shownID(q); got != glance {
+		t.Fatalf("hotkey: bubble %d, want the newest open nudge %d", got, glance)
+	}
+	if !q.engaged {
+		t.Fatal("hotkey: queue not engaged, want engaged")
 	}
 	// The lawyer is in that bubble: an approval waits instead of preempting;
 	// its bad detail shows the message with the default buttons.
@@ -269,17 +299,27 @@ func TestBubbleQueuePreemptFoldAndReopen(t *testing.T) {
 		t.Errorf("the keyboard went back %d times, want once (the engaged glance closed)", scr.keysBack)
 	}
 	on, _ := q.onScreen()
-	if p := promptFor(on, time.Now()); choiceIDs(p.Choices) != "dismiss=Deny" || !strings.HasPrefix(p.Message, "Save this reply in Drafts?") {
-		t.Fatalf("bad-detail approval: %s", choiceIDs(p.Choices))
+	p := promptFor(on, time.Now())
+	if got := choiceIDs(p.Choices); got != "dismiss=Deny" {
+		t.Fatalf("bad-detail approval buttons = %s, want dismiss=Deny", got)
+	}
+	if want := "Save this reply in Drafts?"; !strings.HasPrefix(p.Message, want) {
+		t.Fatalf("bad-detail approval message = %q, want prefix %q", p.Message, want)
 	}
 	// Only the info nudge is folded now.
-	if q.foldedCount() != 1 || !strings.HasPrefix(menuOf(q), "Waiting for you (1)…|") {
-		t.Fatalf("folded %d, menu %q", q.foldedCount(), menuOf(q))
+	if got := q.foldedCount(); got != 1 {
+		t.Fatalf("folded %d, want only the info nudge", got)
+	}
+	if got, want := menuOf(q), "Waiting for you (1)…|"; !strings.HasPrefix(got, want) {
+		t.Fatalf("menu %q, want prefix %q", got, want)
 	}
 	// Answering from elsewhere (the API) closes a folded nudge and the waiting item goes.
 	ns.answer(q, info, store.NudgeAccepted, "")
-	if q.foldedCount() != 0 || strings.HasPrefix(menuOf(q), "Waiting") {
-		t.Fatalf("the waiting item to go: folded %d, menu %q", q.foldedCount(), menuOf(q))
+	if got := q.foldedCount(); got != 0 {
+		t.Fatalf("folded %d after the info was answered, want 0", got)
+	}
+	if got := menuOf(q); strings.HasPrefix(got, "Waiting") {
+		t.Fatalf("menu %q still starts with the waiting item, want it gone", got)
 	}
 }
 
@@ -298,8 +338,11 @@ func TestBubbleInteractionDelaysFold(t *testing.T) {
 		t.Fatal("bubble folded while the lawyer was typing")
 	}
 	clk.advance(250 * time.Millisecond)
-	if shownID(q) != 0 || !q.folded[id] {
-		t.Fatalf("the bubble to fold once left alone: bubble %d folded %v", shownID(q), q.folded)
+	if got := shownID(q); got != 0 {
+		t.Fatalf("bubble %d still shown, want it folded once left alone", got)
+	}
+	if !q.folded[id] {
+		t.Fatalf("nudge %d not folded (folded %v), want it folded once left alone", id, q.folded)
 	}
 }
 

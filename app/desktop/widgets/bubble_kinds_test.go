@@ -1,6 +1,7 @@
 package widgets
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -72,8 +73,8 @@ func TestQuestionShowsOptionsAsButtons(t *testing.T) {
 		t.Errorf("question not shown: %q", shownLabels(b))
 	}
 	test.Tap(byLabel["The long one"])
-	if len(*got) != 1 || (*got)[0] != (Answer{Choice: "answer:The long one"}) {
-		t.Fatalf("answers %+v", *got)
+	if want := []Answer{{Choice: "answer:The long one"}}; !slices.Equal(*got, want) {
+		t.Fatalf("answers = %+v, want %+v", *got, want)
 	}
 }
 
@@ -87,17 +88,20 @@ func TestQuestionTypedAnswerAndNoDefaultOnEnter(t *testing.T) {
 	}
 	test.Type(b.Entry(), "the one from Tuesday")
 	w.Canvas().Focused().TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-	want := Answer{Choice: ChoiceReply, Text: "the one from Tuesday"}
-	if len(*got) != 1 || (*got)[0] != want {
-		t.Fatalf("answers %+v, want %+v", *got, want)
+	want := []Answer{{Choice: ChoiceReply, Text: "the one from Tuesday"}}
+	if !slices.Equal(*got, want) {
+		t.Fatalf("answers = %+v, want %+v", *got, want)
 	}
 }
 
 func TestQuestionEscDismisses(t *testing.T) {
 	b, got, _ := newTestBubble(t, question)
 	b.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
-	if len(*got) != 1 || (*got)[0].Choice != "dismiss" {
-		t.Fatalf("answers %+v", *got)
+	if len(*got) != 1 {
+		t.Fatalf("answers = %+v, want one", *got)
+	}
+	if c := (*got)[0].Choice; c != "dismiss" {
+		t.Fatalf("answer choice = %q, want dismiss", c)
 	}
 }
 
@@ -152,14 +156,24 @@ func TestApprovalShowsFieldsAndFullBody(t *testing.T) {
 	if scroll == nil {
 		t.Fatal("no scrolling body box")
 	}
-	if h := scroll.Size().Height; h > BodyMaxHeight || h < BodyMaxHeight/2 {
-		t.Errorf("body box %v tall, want at most %v and not squashed", h, BodyMaxHeight)
+	if h := scroll.Size().Height; h > BodyMaxHeight {
+		t.Errorf("body box %v tall, want at most %v", h, BodyMaxHeight)
+	}
+	if h := scroll.Size().Height; h < BodyMaxHeight/2 {
+		t.Errorf("body box %v tall, want at least %v, not squashed", h, BodyMaxHeight/2)
 	}
 	if h := scroll.Content.MinSize().Height; h <= BodyMaxHeight {
 		t.Errorf("body content only %v tall: the test body should overflow", h)
 	}
-	if lbl, ok := scroll.Content.(*widget.Label); !ok || !lbl.Selectable || lbl.Wrapping != fyne.TextWrapWord {
-		t.Errorf("body is not a selectable wrapped label: %#v", scroll.Content)
+	if lbl, ok := scroll.Content.(*widget.Label); !ok {
+		t.Errorf("body is a %T, want a *widget.Label", scroll.Content)
+	} else {
+		if !lbl.Selectable {
+			t.Error("body label Selectable = false, want true")
+		}
+		if lbl.Wrapping != fyne.TextWrapWord {
+			t.Errorf("body label wrapping = %v, want %v (word)", lbl.Wrapping, fyne.TextWrapWord)
+		}
 	}
 	// Enter on the empty box does not approve.
 	w.Canvas().Focus(b.Entry())
@@ -171,19 +185,21 @@ func TestApprovalShowsFieldsAndFullBody(t *testing.T) {
 
 func TestApprovalApproveDenyAndChangeRequest(t *testing.T) {
 	for _, c := range []struct{ button, want string }{{"Approve", "accept"}, {"Deny", "dismiss"}} {
-		b, got, _ := newTestBubble(t, approval())
-		_, byLabel := shownButtons(b)
-		test.Tap(byLabel[c.button])
-		if len(*got) != 1 || (*got)[0] != (Answer{Choice: c.want}) {
-			t.Errorf("%s: answers %+v, want %s", c.button, *got, c.want)
-		}
+		t.Run(c.button, func(t *testing.T) {
+			b, got, _ := newTestBubble(t, approval())
+			_, byLabel := shownButtons(b)
+			test.Tap(byLabel[c.button])
+			if want := []Answer{{Choice: c.want}}; !slices.Equal(*got, want) {
+				t.Errorf("answers = %+v, want %+v", *got, want)
+			}
+		})
 	}
 	b, got, w := newTestBubble(t, approval())
 	w.Canvas().Focus(b.Entry())
 	test.Type(b.Entry(), "make it shorter")
 	w.Canvas().Focused().TypedKey(&fyne.KeyEvent{Name: fyne.KeyReturn})
-	if len(*got) != 1 || (*got)[0] != (Answer{Choice: ChoiceReply, Text: "make it shorter"}) {
-		t.Fatalf("typed change request: %+v", *got)
+	if want := []Answer{{Choice: ChoiceReply, Text: "make it shorter"}}; !slices.Equal(*got, want) {
+		t.Fatalf("typed change request: answers = %+v, want %+v", *got, want)
 	}
 }
 
@@ -196,15 +212,27 @@ func TestApprovalEditInPlaceThenSave(t *testing.T) {
 	b.OnInteract = func() { interacted++ }
 	_, byLabel := shownButtons(b)
 	test.Tap(byLabel["Edit"])
-	if len(*got) != 0 || !b.Editing() {
-		t.Fatalf("Edit answered %+v or did not open the editor", *got)
+	if len(*got) != 0 {
+		t.Fatalf("Edit answered %+v, want no answer", *got)
 	}
-	if resized == 0 || interacted == 0 {
-		t.Errorf("editing did not report resize (%d) / interaction (%d)", resized, interacted)
+	if !b.Editing() {
+		t.Fatal("Edit did not open the editor")
+	}
+	if resized == 0 {
+		t.Error("editing did not report a resize")
+	}
+	if interacted == 0 {
+		t.Error("editing did not report an interaction")
 	}
 	ed := b.BodyEntry()
-	if !ed.Visible() || ed.Text != approval().Body || !ed.MultiLine {
-		t.Fatalf("editor visible=%v multiline=%v prefilled=%v", ed.Visible(), ed.MultiLine, ed.Text == approval().Body)
+	if !ed.Visible() {
+		t.Fatal("editor hidden, want it visible")
+	}
+	if want := approval().Body; ed.Text != want {
+		t.Fatalf("editor text = %.40q, want it prefilled with the body %.40q", ed.Text, want)
+	}
+	if !ed.MultiLine {
+		t.Fatal("editor MultiLine = false, want true")
 	}
 	if w.Canvas().Focused() != fyne.Focusable(b.bodyEdit) {
 		t.Errorf("editor not focused: %T", w.Canvas().Focused())
@@ -228,9 +256,9 @@ func TestApprovalEditInPlaceThenSave(t *testing.T) {
 		t.Fatalf("edited text %.40q", edited)
 	}
 	test.Tap(byLabel["Save"])
-	want := Answer{Choice: ChoiceEdit, Text: strings.TrimSpace(edited)}
-	if len(*got) != 1 || (*got)[0] != want {
-		t.Fatalf("Save answered %.80q", *got)
+	want := []Answer{{Choice: ChoiceEdit, Text: strings.TrimSpace(edited)}}
+	if !slices.Equal(*got, want) {
+		t.Fatalf("Save answered %.80q, want %.80q", *got, want)
 	}
 }
 
@@ -240,8 +268,11 @@ func TestApprovalEditCancelAndEscKeepTheBubble(t *testing.T) {
 	b.BodyEntry().SetText("thrown away")
 	_, byLabel := shownButtons(b)
 	test.Tap(byLabel["Cancel"])
-	if b.Editing() || len(*got) != 0 {
-		t.Fatalf("Cancel: editing=%v answers=%+v", b.Editing(), *got)
+	if b.Editing() {
+		t.Fatal("Cancel: still editing, want the editor closed")
+	}
+	if len(*got) != 0 {
+		t.Fatalf("Cancel: answers = %+v, want none", *got)
 	}
 	if buttons, _ := shownButtons(b); strings.Join(buttons, "|") != "Approve|Edit|Deny" {
 		t.Fatalf("buttons after Cancel %q", buttons)
@@ -252,12 +283,18 @@ func TestApprovalEditCancelAndEscKeepTheBubble(t *testing.T) {
 	// Esc in the editor closes the editor only; Esc again denies.
 	b.Choose(ChoiceEdit)
 	b.bodyEdit.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
-	if b.Editing() || len(*got) != 0 {
-		t.Fatalf("Esc in editor: editing=%v answers=%+v", b.Editing(), *got)
+	if b.Editing() {
+		t.Fatal("Esc in editor: still editing, want the editor closed")
+	}
+	if len(*got) != 0 {
+		t.Fatalf("Esc in editor: answers = %+v, want none", *got)
 	}
 	b.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
-	if len(*got) != 1 || (*got)[0].Choice != "dismiss" {
-		t.Fatalf("Esc: %+v", *got)
+	if len(*got) != 1 {
+		t.Fatalf("Esc: answers = %+v, want one", *got)
+	}
+	if c := (*got)[0].Choice; c != "dismiss" {
+		t.Fatalf("Esc: answer choice = %q, want dismiss", c)
 	}
 }
 
@@ -266,8 +303,11 @@ func TestBubbleReportsInteraction(t *testing.T) {
 	n := 0
 	b.OnInteract = func() { n++ }
 	test.Tap(b) // the background: the cursor goes to the response box
-	if n == 0 || w.Canvas().Focused() != fyne.Focusable(b.entry) {
-		t.Fatalf("tap: interactions %d, focused %T", n, w.Canvas().Focused())
+	if n == 0 {
+		t.Fatal("tap: no interaction reported")
+	}
+	if got := w.Canvas().Focused(); got != fyne.Focusable(b.entry) {
+		t.Fatalf("tap: focused %T, want the response box", got)
 	}
 	k := n
 	test.Type(b.Entry(), "a")

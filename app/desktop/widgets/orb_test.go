@@ -97,8 +97,11 @@ func TestOrbStatesRenderDistinctly(t *testing.T) {
 			frame(t, o, 0.3)
 			shots["sparkle"] = w.Canvas().Capture()
 
-			if b := shots["idle"].Bounds(); b.Dx() != OrbSize || b.Dy() != OrbSize {
-				t.Fatalf("capture is %v, want %d px square", b, OrbSize)
+			if b := shots["idle"].Bounds(); b.Dx() != OrbSize {
+				t.Fatalf("capture is %d px wide (%v), want %d px square", b.Dx(), b, OrbSize)
+			}
+			if b := shots["idle"].Bounds(); b.Dy() != OrbSize {
+				t.Fatalf("capture is %d px high (%v), want %d px square", b.Dy(), b, OrbSize)
 			}
 			names := []string{"idle", "listening", "working", "attention", "sparkle"}
 			for i, a := range names {
