@@ -23,6 +23,7 @@ import (
 	"github.com/spirit-app/spirit/app/api"
 	"github.com/spirit-app/spirit/app/events"
 	"github.com/spirit-app/spirit/app/settings"
+	"github.com/spirit-app/spirit/screen"
 )
 
 // AppID is Spirit's application id (Fyne preferences, desktop entry).
@@ -75,7 +76,7 @@ var _ Core = (*app.Core)(nil)
 // shown are the events the desktop shows.
 const shown = events.NudgeShown | events.NudgeWithdrawn | events.StatusChanged | events.ServiceChanged |
 	events.ShowRequested | events.NotifyRequested | events.RemindersRequested |
-	events.SpeechHearing | events.AgentsWorking | events.TaskDone
+	events.SpeechHearing | events.AgentsWorking | events.TaskDone | events.AppSwitched
 
 // New builds the desktop for c. It subscribes to bus at once, so what is
 // said while Spirit starts waits in the subscription until the windows are
@@ -153,6 +154,10 @@ func (g *gui) handle(ev events.Event) {
 			g.working = max(n, 0)
 			g.updateOrb()
 		})
+	case events.AppSwitched:
+		// A glance bubble folds back once the lawyer leaves its message.
+		sw := ev.Data.(screen.Switch)
+		fyne.Do(func() { g.bubbles.switched(sw.Window, sw.Title) })
 	case events.TaskDone:
 		fyne.Do(func() {
 			if g.orbView != nil {

@@ -730,6 +730,20 @@ func TestGlanceOnAppSwitch(t *testing.T) {
 	if want := "glance:<PH0PR08MB25269AAA75C6ABF07B6EA18FD871C4F5CFC7@PH0PR08MB2526.namprd08.prod.outlook.com>"; ns[0].Subject != want {
 		t.Errorf("nudge subject = %q, want %q", ns[0].Subject, want)
 	}
+
+	// Leaving the message folds its bubble back at once; the nudge stays open.
+	// Well before the 45 s a bubble left alone waits.
+	newFocusedWindow(t, ctx, d.disp, "Closing checklist.xlsx - Excel")
+	fctx, fcancel := context.WithTimeout(ctx, 15*time.Second)
+	defer fcancel()
+	if _, err := d.disp.WaitWindow(fctx, "Spirit nudge", func(w xtest.WindowInfo) bool { return !w.Viewable }); err != nil {
+		t.Fatalf("the glance bubble stayed up after the lawyer left the message: %v\n%s", err, p.Output())
+	}
+	if ns, err := c.Nudges(ctx); err != nil {
+		t.Fatal(err)
+	} else if len(ns) != 1 {
+		t.Errorf("open nudges after folding = %d, want 1 (folded, not answered)", len(ns))
+	}
 	quitFromTray(t, ctx, item, p)
 }
 

@@ -57,6 +57,16 @@ type bubbleQueue struct {
 
 	stopFold func() bool // the fold timer; nil when none runs
 	foldGen  int         // tells a stale timer from the current one
+
+	here  place // the window in front, from the last app switch
+	about place // the window the glance bubble on screen came from
+}
+
+// place is a window and the title it had: in a mail client's main window a
+// new title is a new message.
+type place struct {
+	window uint64
+	title  string
 }
 
 func newBubbleQueue(view bubbleView, c clock, log *slog.Logger) *bubbleQueue {
@@ -190,6 +200,7 @@ func (q *bubbleQueue) showAt(i int) {
 	q.queue = append(q.queue[:i], q.queue[i+1:]...)
 	delete(q.folded, n.ID)
 	q.shown, q.showing, q.engaged = n, true, false
+	q.about = q.here // a glance is about the window in front as it shows
 	q.view.showBubble(n)
 	q.startFold()
 }
@@ -240,6 +251,22 @@ func (q *bubbleQueue) foldDue(gen int) {
 		return
 	}
 	q.log.Debug("bubble folded", "nudge", q.shown.ID)
+	q.putBack(true)
+	q.next()
+	q.view.queueChanged()
+}
+
+// switched is the lawyer bringing another window (or another message) to
+// the front. A glance bubble is about the message that was in front when
+// it came: once the lawyer leaves it, the bubble folds back at once rather
+// than sit over unrelated work until its delay runs out, unless the lawyer
+// is using it.
+func (q *bubbleQueue) switched(window uint64, title string) {
+	q.here = place{window, title}
+	if !q.showing || q.shown.Kind != nudge.KindGlance || q.engaged || q.about == q.here {
+		return
+	}
+	q.log.Debug("glance bubble folded: the lawyer moved on", "nudge", q.shown.ID)
 	q.putBack(true)
 	q.next()
 	q.view.queueChanged()

@@ -58,7 +58,7 @@ func (c *fakeClock) advance(d time.Duration) {
 }
 
 // screen is the bubble window as the queue's decisions leave it.
-type screen struct {
+type fakeScreen struct {
 	noOrb    bool
 	inUse    bool    // the lawyer's cursor is in the bubble
 	shown    []int64 // every nudge put in a bubble, in order
@@ -67,22 +67,22 @@ type screen struct {
 	changes  int
 }
 
-func (s *screen) canShowBubble() bool { return !s.noOrb }
-func (s *screen) showBubble(n store.Nudge) {
+func (s *fakeScreen) canShowBubble() bool { return !s.noOrb }
+func (s *fakeScreen) showBubble(n store.Nudge) {
 	s.shown = append(s.shown, n.ID)
 	s.onScreen = n.ID
 }
-func (s *screen) hideBubble(hadKeys bool) {
+func (s *fakeScreen) hideBubble(hadKeys bool) {
 	s.onScreen = 0
 	if hadKeys {
 		s.keysBack++
 	}
 }
-func (s *screen) bubbleInUse() bool { return s.inUse }
-func (s *screen) queueChanged()     { s.changes++ }
+func (s *fakeScreen) bubbleInUse() bool { return s.inUse }
+func (s *fakeScreen) queueChanged()     { s.changes++ }
 
-func newTestQueue() (*bubbleQueue, *screen, *fakeClock) {
-	s, c := &screen{}, &fakeClock{}
+func newTestQueue() (*bubbleQueue, *fakeScreen, *fakeClock) {
+	s, c := &fakeScreen{}, &fakeClock{}
 	return newBubbleQueue(s, c, slog.New(slog.NewTextHandler(io.Discard, nil))), s, c
 }
 
@@ -348,16 +348,20 @@ func TestBubbleInteractionDelaysFold(t *testing.T) {
 
 // TestBubbleQueueDecisions covers each decision on its own.
 func TestBubbleQueueDecisions(t *testing.T) {
-	type step func(q *bubbleQueue, s *screen, c *fakeClock)
+	type step func(q *bubbleQueue, s *fakeScreen, c *fakeClock)
 	add := func(id int64, kind string) step {
-		return func(q *bubbleQueue, _ *screen, _ *fakeClock) { q.add(store.Nudge{ID: id, Kind: kind}) }
+		return func(q *bubbleQueue, _ *fakeScreen, _ *fakeClock) { q.add(store.Nudge{ID: id, Kind: kind}) }
 	}
-	closeN := func(id int64) step { return func(q *bubbleQueue, _ *screen, _ *fakeClock) { q.close(id) } }
-	wait := func(d time.Duration) step { return func(_ *bubbleQueue, _ *screen, c *fakeClock) { c.advance(d) } }
-	engage := func(q *bubbleQueue, _ *screen, _ *fakeClock) { q.interact() }
-	cursorIn := func(_ *bubbleQueue, s *screen, _ *fakeClock) { s.inUse = true }
-	reopen := func(q *bubbleQueue, _ *screen, _ *fakeClock) { q.reopenFolded() }
-	noOrb := func(_ *bubbleQueue, s *screen, _ *fakeClock) { s.noOrb = true }
+	closeN := func(id int64) step { return func(q *bubbleQueue, _ *fakeScreen, _ *fakeClock) { q.close(id) } }
+	wait := func(d time.Duration) step { return func(_ *bubbleQueue, _ *fakeScreen, c *fakeClock) { c.advance(d) } }
+	engage := func(q *bubbleQueue, _ *fakeScreen, _ *fakeClock) { q.interact() }
+	cursorIn := func(_ *bubbleQueue, s *fakeScreen, _ *fakeClock) { s.inUse = true }
+	reopen := func(q *bubbleQueue, _ *fakeScreen, _ *fakeClock) { q.reopenFolded() }
+	noOrb := func(_ *bubbleQueue, s *fakeScreen, _ *fakeClock) { s.noOrb = true }
+	switchTo := func(window uint64, title string) step {
+		return func(q *bubbleQueue, _ *fakeScreen, _ *fakeClock) { q.switched(window, title) }
+	}
+	message := switchTo(7, "RE: SNDA - Message (HTML)")
 
 	for _, tc := range []struct {
 		name     string
@@ -383,6 +387,12 @@ func TestBubbleQueueDecisions(t *testing.T) {
 		{"reopen steps the bubble back", []step{add(1, nudge.KindInfo), wait(defaultFoldDelay), add(2, nudge.KindGlance), reopen}, 1, []int64{2}, 0, "Status"},
 		{"reopen with nothing folded", []step{add(1, nudge.KindInfo), reopen}, 1, nil, 0, "Status"},
 		{"no orb, no bubble", []step{noOrb, add(1, nudge.KindQuestion)}, 0, []int64{1}, 0, "Status"},
+		{"a glance folds when the lawyer leaves its window", []step{message, add(1, nudge.KindGlance), switchTo(9, "Budget.xlsx")}, 0, []int64{1}, 1, "Waiting for you (1)…|Status"},
+		{"a glance folds when another message comes to the front", []step{message, add(1, nudge.KindGlance), switchTo(7, "RE: Lease - Message (HTML)")}, 0, []int64{1}, 1, "Waiting for you (1)…|Status"},
+		{"a glance stays while its message is in front", []step{message, add(1, nudge.KindGlance), message}, 1, nil, 0, "Status"},
+		{"a glance in use stays when the lawyer leaves", []step{message, add(1, nudge.KindGlance), engage, switchTo(9, "Budget.xlsx")}, 1, nil, 0, "Status"},
+		{"other kinds stay when the lawyer leaves", []step{message, add(1, nudge.KindReminder), switchTo(9, "Budget.xlsx")}, 1, nil, 0, "Status"},
+		{"the next bubble shows when a glance folds", []step{message, add(1, nudge.KindGlance), add(2, nudge.KindInfo), switchTo(9, "Budget.xlsx")}, 2, []int64{1}, 1, "Waiting for you (1)…|Status"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			q, s, c := newTestQueue()
