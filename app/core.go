@@ -230,6 +230,7 @@ func (c *Core) Health(ctx context.Context) api.Health {
 			"utterances":      c.heard.Load(),
 			"voice_commands":  c.commands.Load(),
 			"app_switches":    c.watch.Switches(),
+			"pane_changes":    c.watch.PaneChanges(),
 		},
 	}
 	if counts, err := c.store.Counts(ctx); err != nil {

@@ -111,6 +111,7 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 		Exclusions: exclusions,
 		OnSwitch:   switched(bus, wl.record),
 		OnState:    ann.statusChanged,
+		WatchPane:  glance.WatchPane,
 		Log:        log,
 	})
 	hearing := listen.NewService(listen.ServiceOptions{
@@ -188,7 +189,11 @@ func switched(bus events.Logger, record func(context.Context, string, string, st
 			record(ctx, "screen", sw.App, "switched to an excluded app ("+sw.ExcludedBy+"): not looked at")
 			return
 		}
-		record(ctx, "screen", sw.App, fmt.Sprintf("switched to %q", sw.Title))
+		if sw.PaneChanged {
+			record(ctx, "screen", sw.App, fmt.Sprintf("another message in the reading pane of %q", sw.Title))
+		} else {
+			record(ctx, "screen", sw.App, fmt.Sprintf("switched to %q", sw.Title))
+		}
 		bus.Log(events.AppSwitched, sw)
 	}
 }

@@ -2,10 +2,12 @@ package screen
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/spirit-app/spirit/platform"
 )
@@ -33,7 +35,18 @@ type ServiceOptions struct {
 	OnSwitch func(ctx context.Context, sw Switch)
 	// OnState is told that State changed.
 	OnState func()
-	Log     *slog.Logger
+	// WatchPane says whether sw's window is a mail client's main window
+	// whose title does not name the open message. While such a window is
+	// in front its reading pane is sampled every PaneInterval (four thin
+	// columns of the window, reduced to the mean brightness of small
+	// cells; no pixels are kept) and a change that settles is given to
+	// OnSwitch again, as the same switch with PaneChanged set. Nothing is
+	// sampled for other windows. nil: no pane is watched.
+	WatchPane func(sw Switch) bool
+	// PaneInterval is how often the pane is sampled; 0 means
+	// DefaultPaneInterval.
+	PaneInterval time.Duration
+	Log          *slog.Logger
 }
 
 // WatchService runs the app-switch watcher while watching is not paused.
@@ -52,6 +65,7 @@ type WatchService struct {
 	display *platform.Display // while watching
 
 	switches atomic.Int64
+	panes    atomic.Int64
 }
 
 // pauseRequest asks Run to pause or resume; done closes once it has.
@@ -77,6 +91,9 @@ func NewWatchService(opt ServiceOptions) *WatchService {
 	if opt.Log == nil {
 		opt.Log = slog.Default()
 	}
+	if opt.PaneInterval <= 0 {
+		opt.PaneInterval = DefaultPaneInterval
+	}
 	// The state is "" until Run: nothing is watched yet.
 	return &WatchService{opt: opt, toggles: make(chan pauseRequest), paused: opt.Paused}
 }
@@ -90,6 +107,9 @@ func (w *WatchService) State() (string, string) {
 
 // Switches counts the switches seen since start, for /health.
 func (w *WatchService) Switches() int64 { return w.switches.Load() }
+
+// PaneChanges counts the reading-pane changes reported since start.
+func (w *WatchService) PaneChanges() int64 { return w.panes.Load() }
 
 func (w *WatchService) set(state, detail string) {
 	w.mu.Lock()
@@ -196,8 +216,30 @@ func (w *WatchService) watch(ctx context.Context, d *platform.Display) error {
 		w.mu.Unlock()
 		d.Close()
 	}
+	// The reading pane of a mail client's main window is watched on this
+	// goroutine: one tick at a time, and it stops with the next switch,
+	// a pause or the end.
+	var pane *paneWatch
+	ticker := time.NewTicker(w.opt.PaneInterval)
+	ticker.Stop()
+	defer ticker.Stop()
+	var ticks <-chan time.Time
 	for {
 		select {
+		case <-ticks:
+			changed, err := pane.tick(ctx)
+			switch {
+			case errors.Is(err, errPaneGone):
+				// Another window is in front: the watcher reports it,
+				// which ends this pane, unless it is one never reported
+				// (Spirit's bubble, nothing focused), after which the
+				// lawyer comes back to this pane without a switch.
+			case err != nil:
+				w.opt.Log.Debug("reading pane not sampled", "err", err)
+			case changed:
+				w.panes.Add(1)
+				w.opt.OnSwitch(ctx, pane.changed())
+			}
 		case req := <-w.toggles:
 			w.mu.Lock()
 			w.paused = req.paused
@@ -220,6 +262,19 @@ func (w *WatchService) watch(ctx context.Context, d *platform.Display) error {
 			}
 			w.switches.Add(1)
 			w.opt.OnSwitch(ctx, s)
+			pane, ticks = nil, nil
+			ticker.Stop()
+			if s.Excluded || w.opt.WatchPane == nil || !w.opt.WatchPane(s) {
+				continue
+			}
+			p, err := startPane(ctx, d, s, w.opt.Exclusions(ctx))
+			if err != nil {
+				w.opt.Log.Debug("reading pane not watched", "err", err)
+				continue
+			}
+			pane = p
+			ticker.Reset(w.opt.PaneInterval)
+			ticks = ticker.C
 		}
 	}
 }

@@ -35,6 +35,11 @@ type Switch struct {
 	// be captured. ExcludedBy says which rule matched.
 	Excluded   bool
 	ExcludedBy string
+	// PaneChanged means the same window, with the same title, now shows
+	// another message: the reading pane of a mail client's main window
+	// changed and settled (see ServiceOptions.WatchPane). It is reported
+	// like a switch, so the glance looks again.
+	PaneChanged bool
 }
 
 // LogValue keeps titles out of logs: window titles name clients, matters
@@ -47,6 +52,9 @@ func (s Switch) LogValue() slog.Value {
 	}
 	if s.Excluded {
 		attrs = append(attrs, slog.String("excluded", s.ExcludedBy))
+	}
+	if s.PaneChanged {
+		attrs = append(attrs, slog.Bool("pane_changed", true))
 	}
 	return slog.GroupValue(attrs...)
 }

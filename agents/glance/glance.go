@@ -17,6 +17,7 @@ import (
 	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/platform"
 	"github.com/spirit-app/spirit/screen"
+	"github.com/spirit-app/spirit/screen/ocr/layout"
 )
 
 // Reasons a Decision gives.
@@ -61,6 +62,12 @@ type Input struct {
 	// ScreenText is OCR of the window; it may be empty and may carry
 	// misread letters.
 	ScreenText string
+	// ScreenLines is OCR of the reading pane's or message window's
+	// header region with positions (HeaderReader, screen/ocr's
+	// ReadLines). When set it is read by layout (ParseHeader) and
+	// ScreenText is not used: quoted history in a body then never stands
+	// for the open message's header.
+	ScreenLines []layout.Line
 	// Excluded is set when the caller's exclusions already matched.
 	Excluded bool
 	// Now is the wall clock at the switch: mail after it is not yet seen.
@@ -153,7 +160,7 @@ type candidate struct {
 // email is open, and which.
 func triage(in Input) (candidate, bool) {
 	ti := ParseTitle(in.App, in.Title)
-	si := ParseScreen(in.ScreenText)
+	si := screenInfo(in)
 	// What is matched is capped: every later step (normalising, titleAgrees,
 	// the index's search) then does bounded work, however long the title.
 	ti.Subject, si.Subject = index.CapSubject(ti.Subject), index.CapSubject(si.Subject)
@@ -173,6 +180,15 @@ func triage(in Input) (candidate, bool) {
 		return candidate{Subject: si.Subject, FromScreen: true, SenderName: si.SenderName, SenderEmail: si.SenderEmail}, true
 	}
 	return candidate{}, false
+}
+
+// screenInfo reads the screen: by layout when lines with positions came,
+// from the flat text otherwise.
+func screenInfo(in Input) ScreenInfo {
+	if len(in.ScreenLines) > 0 {
+		return ParseHeader(in.ScreenLines)
+	}
+	return ParseScreen(in.ScreenText)
 }
 
 // titleAgrees reports whether the screen's subject is the title's, so

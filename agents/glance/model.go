@@ -146,7 +146,7 @@ func DecideWithModels(ctx context.Context, ix *index.Index, in Input, m Models, 
 // non-mail page, a word processor) stay silent without a model.
 func mailLooking(in Input) bool {
 	ti := ParseTitle(in.App, in.Title)
-	si := ParseScreen(in.ScreenText)
+	si := screenInfo(in)
 	return (ti.Mail() && ti.Subject == "") || (si.Email && si.Subject == "")
 }
 

@@ -14,6 +14,9 @@ type ScreenInfo struct {
 	// SenderName and SenderEmail are the From line's parts; either may
 	// be empty.
 	SenderName, SenderEmail string
+	// Date is the header's date as shown ("24/11/2026, 11:02"), when
+	// ParseHeader found one; ParseScreen leaves it empty.
+	Date string
 }
 
 var (

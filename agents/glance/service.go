@@ -121,7 +121,7 @@ func (s *Service) Run(ctx context.Context) error {
 						break
 					}
 					if nsw, ok := next.Data.(screen.Switch); ok && !nsw.Excluded {
-						s.opt.Record(ctx, "glance", sw.App, "silent: moved on to another window (gate)")
+						s.opt.Record(ctx, "glance", sw.App, "silent: "+movedOn(sw, nsw)+" (gate)")
 						sw = nsw
 					}
 				default:
@@ -136,7 +136,30 @@ func (s *Service) Run(ctx context.Context) error {
 	}
 }
 
+// movedOn says what made switch sw history before it was glanced at.
+func movedOn(sw, next screen.Switch) string {
+	if next.PaneChanged && next.Window == sw.Window && next.Title == sw.Title {
+		return "another message opened in the reading pane"
+	}
+	return "moved on to another window"
+}
+
+// WatchPane reports whether sw's window is a mail client's main window,
+// whose title does not say which message its reading pane shows: the
+// screen watcher then watches the pane and reports a new message as a
+// switch with PaneChanged set, which On glances at like any switch (the
+// screen is read again; a thread already nudged about stays silent).
+func WatchPane(sw screen.Switch) bool {
+	if sw.Excluded {
+		return false
+	}
+	t := ParseTitle(sw.App, sw.Title)
+	return t.Mail() && t.List
+}
+
 // On runs one glance for switch sw; Run calls it, and tests may directly.
+// A pane change (sw.PaneChanged) is glanced at like a switch: its title is
+// still the list's, so the screen is read.
 func (s *Service) On(ctx context.Context, sw screen.Switch) {
 	say := func(text string) { s.opt.Record(ctx, "glance", sw.App, text) }
 	now := s.opt.Now()

@@ -157,7 +157,7 @@ func (g *gui) handle(ev events.Event) {
 	case events.AppSwitched:
 		// A glance bubble folds back once the lawyer leaves its message.
 		sw := ev.Data.(screen.Switch)
-		fyne.Do(func() { g.bubbles.switched(sw.Window, sw.Title) })
+		fyne.Do(func() { g.bubbles.switched(sw.Window, sw.Title, sw.PaneChanged) })
 	case events.TaskDone:
 		fyne.Do(func() {
 			if g.orbView != nil {

@@ -62,11 +62,12 @@ type bubbleQueue struct {
 	about place // the window the glance bubble on screen came from
 }
 
-// place is a window and the title it had: in a mail client's main window a
-// new title is a new message.
+// place is a window and the message in it: in a mail client's main window
+// a new title, or a new message in the reading pane, is another message.
 type place struct {
 	window uint64
 	title  string
+	pane   int // counts messages opened in the reading pane
 }
 
 func newBubbleQueue(view bubbleView, c clock, log *slog.Logger) *bubbleQueue {
@@ -261,8 +262,12 @@ func (q *bubbleQueue) foldDue(gen int) {
 // it came: once the lawyer leaves it, the bubble folds back at once rather
 // than sit over unrelated work until its delay runs out, unless the lawyer
 // is using it.
-func (q *bubbleQueue) switched(window uint64, title string) {
-	q.here = place{window, title}
+func (q *bubbleQueue) switched(window uint64, title string, newPane bool) {
+	here := place{window: window, title: title, pane: q.here.pane}
+	if newPane {
+		here.pane++
+	}
+	q.here = here
 	if !q.showing || q.shown.Kind != nudge.KindGlance || q.engaged || q.about == q.here {
 		return
 	}

@@ -359,7 +359,10 @@ func TestBubbleQueueDecisions(t *testing.T) {
 	reopen := func(q *bubbleQueue, _ *fakeScreen, _ *fakeClock) { q.reopenFolded() }
 	noOrb := func(_ *bubbleQueue, s *fakeScreen, _ *fakeClock) { s.noOrb = true }
 	switchTo := func(window uint64, title string) step {
-		return func(q *bubbleQueue, _ *fakeScreen, _ *fakeClock) { q.switched(window, title) }
+		return func(q *bubbleQueue, _ *fakeScreen, _ *fakeClock) { q.switched(window, title, false) }
+	}
+	newPane := func(window uint64, title string) step {
+		return func(q *bubbleQueue, _ *fakeScreen, _ *fakeClock) { q.switched(window, title, true) }
 	}
 	message := switchTo(7, "RE: SNDA - Message (HTML)")
 
@@ -390,6 +393,7 @@ func TestBubbleQueueDecisions(t *testing.T) {
 		{"a glance folds when the lawyer leaves its window", []step{message, add(1, nudge.KindGlance), switchTo(9, "Budget.xlsx")}, 0, []int64{1}, 1, "Waiting for you (1)…|Status"},
 		{"a glance folds when another message comes to the front", []step{message, add(1, nudge.KindGlance), switchTo(7, "RE: Lease - Message (HTML)")}, 0, []int64{1}, 1, "Waiting for you (1)…|Status"},
 		{"a glance stays while its message is in front", []step{message, add(1, nudge.KindGlance), message}, 1, nil, 0, "Status"},
+		{"a glance folds when the reading pane opens another message", []step{switchTo(7, "Inbox - Mozilla Thunderbird"), add(1, nudge.KindGlance), newPane(7, "Inbox - Mozilla Thunderbird")}, 0, []int64{1}, 1, "Waiting for you (1)…|Status"},
 		{"a glance in use stays when the lawyer leaves", []step{message, add(1, nudge.KindGlance), engage, switchTo(9, "Budget.xlsx")}, 1, nil, 0, "Status"},
 		{"other kinds stay when the lawyer leaves", []step{message, add(1, nudge.KindReminder), switchTo(9, "Budget.xlsx")}, 1, nil, 0, "Status"},
 		{"the next bubble shows when a glance folds", []step{message, add(1, nudge.KindGlance), add(2, nudge.KindInfo), switchTo(9, "Budget.xlsx")}, 2, []int64{1}, 1, "Waiting for you (1)…|Status"},

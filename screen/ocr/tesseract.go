@@ -16,10 +16,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	xdraw "golang.org/x/image/draw"
 
 	"github.com/otiai10/gosseract/v2"
+
+	"github.com/spirit-app/spirit/screen/ocr/layout"
 )
 
 // Config configures a Tesseract reader. The zero value reads English.
@@ -44,7 +47,7 @@ type Tesseract struct {
 	client *gosseract.Client // nil once closed
 }
 
-// ErrClosed is returned by ReadText after Close.
+// ErrClosed is returned by ReadText and ReadLines after Close.
 var ErrClosed = errors.New("ocr: reader closed")
 
 // New prepares a reader and loads the language data (about 0.2 s), so a
@@ -97,8 +100,90 @@ func debianPackages(langs []string) string {
 // Known leak: gosseract never frees the C string Tesseract returns, about
 // the size of the text (a few KB) per call.
 func (t *Tesseract) ReadText(ctx context.Context, img image.Image) (string, error) {
-	if err := ctx.Err(); err != nil {
+	var text string
+	err := t.recognise(ctx, img, func(c *gosseract.Client) error {
+		var err error
+		text, err = c.Text()
+		return err
+	})
+	if err != nil {
 		return "", err
+	}
+	return text, nil
+}
+
+// ReadLines returns the lines Tesseract recognises in img, in its reading
+// order, each cut at gaps between columns, with its words and their boxes
+// in img's pixels (img.Bounds().Min is the origin, whatever the scale).
+// The glance reads a message header by where its lines are (a label
+// column, a sender's name above its address, the first body line), which
+// one flat string cannot tell. Recognition is the same as ReadText's, and
+// so is its cost: pass a small region (a reading pane's header), not a
+// whole screen.
+//
+// Known leak: gosseract's word iterator frees neither the C strings of
+// the words nor the iterator, a few KB per call.
+func (t *Tesseract) ReadLines(ctx context.Context, img image.Image) ([]layout.Line, error) {
+	var boxes []gosseract.BoundingBox
+	err := t.recognise(ctx, img, func(c *gosseract.Client) error {
+		var err error
+		boxes, err = c.GetBoundingBoxesVerbose()
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return linesOf(boxes, max(t.scale, 1), img.Bounds().Min), nil
+}
+
+// linesOf groups Tesseract's words (in reading order, numbered by block,
+// paragraph and line) into lines, cut where columns are far apart
+// (layout.SplitAtGaps), with boxes scaled back to the image read and
+// moved to its origin.
+func linesOf(boxes []gosseract.BoundingBox, scale int, origin image.Point) []layout.Line {
+	var lines []layout.Line
+	var words []layout.Word
+	var key [3]int
+	flush := func() {
+		for _, l := range layout.SplitAtGaps(layout.NewLine(words)) {
+			if l.Text != "" {
+				lines = append(lines, l)
+			}
+		}
+		words = nil
+	}
+	for _, b := range boxes {
+		k := [3]int{b.BlockNum, b.ParNum, b.LineNum}
+		if k != key {
+			flush()
+			key = k
+		}
+		if noise(b) {
+			continue
+		}
+		r := image.Rect(b.Box.Min.X/scale, b.Box.Min.Y/scale, (b.Box.Max.X+scale-1)/scale, (b.Box.Max.Y+scale-1)/scale)
+		words = append(words, layout.Word{Text: b.Word, Box: r.Add(origin), Confidence: b.Confidence})
+	}
+	flush()
+	return lines
+}
+
+// noise reports whether a word is a stroke Tesseract made up from a gap,
+// a border or an icon: no letter or digit, and recognised with little
+// confidence. Its box, often much taller than the text, would distort the
+// line's.
+func noise(b gosseract.BoundingBox) bool {
+	return b.Confidence < 60 && !strings.ContainsFunc(b.Word, func(r rune) bool {
+		return unicode.IsLetter(r) || unicode.IsDigit(r)
+	})
+}
+
+// recognise runs Tesseract on img and hands the client to read, which
+// fetches the result in the form it wants. Recognition itself cannot be
+// interrupted: ctx is checked before it starts and after it ends.
+func (t *Tesseract) recognise(ctx context.Context, img image.Image, read func(*gosseract.Client) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	scale := max(t.scale, 1)
 	data := pgm(img, scale)
@@ -106,30 +191,27 @@ func (t *Tesseract) ReadText(ctx context.Context, img image.Image) (string, erro
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.client == nil {
-		return "", ErrClosed
+		return ErrClosed
 	}
 	// Screen pixels are about 96 per inch; saying so keeps Tesseract from
 	// guessing (and warning about it).
 	if err := t.client.SetVariable("user_defined_dpi", strconv.Itoa(96*scale)); err != nil {
-		return "", fmt.Errorf("ocr: %w", err)
+		return fmt.Errorf("ocr: %w", err)
 	}
 	if err := t.client.SetImageFromBytes(data); err != nil {
-		return "", fmt.Errorf("ocr: %w", err)
+		return fmt.Errorf("ocr: %w", err)
 	}
 	// Recognition runs on this OS thread, with OpenMP sized to the free
 	// cores (see limitOpenMP).
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	restore := limitOpenMP()
-	text, err := t.client.Text()
+	err := read(t.client)
 	restore()
 	if err != nil {
-		return "", fmt.Errorf("ocr: %w", err)
+		return fmt.Errorf("ocr: %w", err)
 	}
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	return text, nil
+	return ctx.Err()
 }
 
 // Close frees Tesseract; it waits for a running ReadText.
