@@ -117,6 +117,10 @@ func FuzzParseTitle(f *testing.F) {
 			return
 		}
 		win := subject + " - Message (HTML)"
+		if notMessageKind("outlook", subject) != "" {
+			// "Untitled", an item window's name: not a message to read.
+			return
+		}
 		if browserSuffixRe.MatchString(win) || thunderbirdSuffixRe.MatchString(win) {
 			// A browser's or Thunderbird's name after a dash wins over
 			// the Outlook form, even under Outlook's app name (a subject
@@ -148,6 +152,9 @@ func checkTitleInfo(t *testing.T, app, title string, ti TitleInfo) {
 	}
 	if ti.List && ti.Subject != "" {
 		t.Fatalf("ParseTitle(%q, %q) = %+v: a list view with a subject", app, title, ti)
+	}
+	if ti.NotMessage != "" && (ti.List || ti.Subject != "") {
+		t.Fatalf("ParseTitle(%q, %q) = %+v: a window that shows no message, yet a list or subject", app, title, ti)
 	}
 	if ti.Subject != strings.TrimSpace(ti.Subject) {
 		t.Fatalf("ParseTitle(%q, %q): subject %q not trimmed", app, title, ti.Subject)

@@ -22,8 +22,11 @@ import (
 
 // Reasons a Decision gives.
 const (
-	ReasonNeedsReply     = "needs_reply"
-	ReasonNotEmail       = "not_email"
+	ReasonNeedsReply = "needs_reply"
+	ReasonNotEmail   = "not_email"
+	// ReasonNotMessage: a mail client's window that shows no message to
+	// read (compose, a prompt, settings, calendar, contacts): no search.
+	ReasonNotMessage     = "not_message"
 	ReasonNoMatch        = "no_match"
 	ReasonAmbiguous      = "ambiguous"
 	ReasonAlreadyReplied = "already_replied"
@@ -113,6 +116,9 @@ func decide(ctx context.Context, ix *index.Index, in Input, budget time.Duration
 	// that forgot them still never reads a password manager.
 	if ex, _ := screen.NewExclusions(nil, nil).Match(platform.Window{Title: in.Title, Name: in.App, Process: in.App}); ex {
 		return silent(StageGate, ReasonExcluded), nil
+	}
+	if ParseTitle(in.App, in.Title).NotMessage != "" {
+		return silent(StageTriage, ReasonNotMessage), nil
 	}
 	bctx, cancel := context.WithTimeoutCause(ctx, budget, errOverBudget)
 	defer cancel()

@@ -21,10 +21,24 @@ type TitleInfo struct {
 	// Subject is the subject as the title shows it (possibly truncated
 	// with "…"); empty when the title has none.
 	Subject string
+	// NotMessage names the kind of a mail client's window that shows no
+	// received message (WindowCompose, WindowPrompt, WindowDialog,
+	// WindowSettings, WindowCalendar, WindowContacts); List and Subject
+	// are then unset. Empty for a message or a list view.
+	NotMessage string
 }
 
-// Mail reports whether the title belongs to a known mail client.
-func (t TitleInfo) Mail() bool { return t.Client != "" }
+// Mail reports whether the title is a known mail client's window showing
+// mail: a message or a list of them. A compose window, a prompt, a
+// dialog, settings, a calendar or an address book is not, so nothing
+// reads its screen for a message.
+func (t TitleInfo) Mail() bool { return t.Client != "" && t.NotMessage == "" }
+
+// other is the TitleInfo of client's window of the given kind, or ok
+// false when kind is "" (the window may show mail).
+func other(client, kind string) (TitleInfo, bool) {
+	return TitleInfo{Client: client, NotMessage: kind}, kind != ""
+}
 
 var (
 	// Outlook for Windows names a message window "<subject> - Message
@@ -69,13 +83,26 @@ func ParseTitle(app, title string) TitleInfo {
 	// An Outlook message window is recognisable whatever the app is
 	// called (a process name like "OUTLOOK.EXE" or an empty name).
 	if m := outlookMessageRe.FindStringSubmatch(title); m != nil {
-		return TitleInfo{Client: "outlook", Subject: strings.TrimSpace(m[1])}
+		return outlookMessage(m[1])
 	}
 	return TitleInfo{}
 }
 
+// outlookMessage reads the subject part of Outlook's "<subject> - Message
+// (HTML)": "Untitled" is a new message being written.
+func outlookMessage(subject string) TitleInfo {
+	subject = strings.TrimSpace(subject)
+	if ti, ok := other("outlook", notMessageKind("outlook", subject)); ok {
+		return ti
+	}
+	return TitleInfo{Client: "outlook", Subject: subject}
+}
+
 func parseThunderbird(title string) TitleInfo {
 	rest := strings.TrimSpace(thunderbirdSuffixRe.ReplaceAllString(title, ""))
+	if ti, ok := other("thunderbird", notMessageKind("thunderbird", rest)); ok {
+		return ti
+	}
 	if rest == "" || strings.EqualFold(rest, "Thunderbird") || strings.EqualFold(rest, "Mozilla Thunderbird") || isFolder(rest) {
 		return TitleInfo{Client: "thunderbird", List: true}
 	}
@@ -89,10 +116,18 @@ func parseThunderbird(title string) TitleInfo {
 
 func parseOutlook(title string) TitleInfo {
 	if m := outlookMessageRe.FindStringSubmatch(title); m != nil {
-		return TitleInfo{Client: "outlook", Subject: strings.TrimSpace(m[1])}
+		return outlookMessage(m[1])
 	}
 	parts := titleSepRe.Split(title, -1)
 	if len(parts) >= 2 && strings.EqualFold(strings.TrimSpace(parts[len(parts)-1]), "Outlook") {
+		// The part before the account's name says which view it is.
+		view := parts[0]
+		if len(parts) > 2 {
+			view = strings.Join(parts[:len(parts)-2], " - ")
+		}
+		if ti, ok := other("outlook-web", notMessageKind("outlook-web", view)); ok {
+			return ti
+		}
 		// New Outlook and Outlook on the web: "<view> - <account or
 		// name> - Outlook". The main window always shows a list; a
 		// popped-out message shows its subject first.
@@ -100,6 +135,9 @@ func parseOutlook(title string) TitleInfo {
 			return TitleInfo{Client: "outlook-web", List: true}
 		}
 		return TitleInfo{Client: "outlook-web", Subject: strings.Join(parts[:len(parts)-2], " - ")}
+	}
+	if ti, ok := other("outlook", notMessageKind("outlook", title)); ok {
+		return ti
 	}
 	// Outlook for Mac titles a message window with its subject alone and
 	// the main window with the folder ("Inbox • dana@x.com").
@@ -112,6 +150,9 @@ func parseOutlook(title string) TitleInfo {
 func parseAppleMail(title string) TitleInfo {
 	// Apple Mail's viewer is titled "Inbox – 12 messages, 3 unread"; a
 	// message window carries the subject alone.
+	if ti, ok := other("apple-mail", notMessageKind("apple-mail", title)); ok {
+		return ti
+	}
 	parts := titleSepRe.Split(title, -1)
 	if title == "" || strings.EqualFold(title, "Mail") || isFolder(parts[0]) {
 		return TitleInfo{Client: "apple-mail", List: true}
@@ -149,6 +190,11 @@ func parseWebmail(title string) TitleInfo {
 		// unless the product is a known one.
 		if !strings.Contains(strings.ToLower(last), "mail") {
 			return TitleInfo{}
+		}
+	}
+	if len(rest) > 0 {
+		if ti, ok := other(client, notMessageKind(client, strings.Join(rest, " - "))); ok {
+			return ti
 		}
 	}
 	if len(rest) == 0 || isFolder(rest[0]) {
