@@ -20,16 +20,18 @@ import (
 	"github.com/spirit-app/spirit/agents/mail/accounts"
 	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/app/api"
 	"github.com/spirit-app/spirit/platform"
 	"github.com/spirit-app/spirit/platform/secrets"
 )
 
 const mailUsage = `usage:
-  spirit mail add imap --host HOST --user USER [--port N] [--starttls | --tls none] [--address ADDR] [--name NAME]
+  spirit mail add imap --host HOST[:PORT] --user USER [--port N] [--starttls | --tls none] [--address ADDR…] [--name NAME]
                                    (password from $SPIRIT_MAIL_PASSWORD or asked for)
-  spirit mail add graph --client-id ID [--tenant T] [--address ADDR]   (Microsoft 365 / Outlook)
-  spirit mail add gmail --client-id ID [--client-secret S] [--address ADDR]
-  spirit mail add mbox|maildir PATH --address ADDR                     (Thunderbird, archives)
+  spirit mail add graph --client-id ID [--tenant T] [--address ADDR…]  (Microsoft 365 / Outlook)
+  spirit mail add gmail --client-id ID [--client-secret S] [--address ADDR…]
+  spirit mail add mbox|maildir PATH --address ADDR…                    (Thunderbird, archives)
+                                   (--address again, or a comma-separated list, for your aliases)
   spirit mail list
   spirit mail sync [ID]
   spirit mail search [--sender S] [--subject S] [WORDS…]
@@ -60,6 +62,42 @@ func openMail(ctx context.Context, dataDir string, readOnly bool) (*mailEnv, err
 		return nil, err
 	}
 	return &mailEnv{dir: dir, st: st, ix: index.New(st)}, nil
+}
+
+// lazySecrets is env's secret store, opened only when a secret is read,
+// saved or deleted: adding or syncing a mail folder needs none.
+type lazySecrets struct{ env *mailEnv }
+
+func (l lazySecrets) Get(ctx context.Context, key string) (string, error) {
+	sec, err := l.env.secrets()
+	if err != nil {
+		return "", err
+	}
+	return sec.Get(ctx, key)
+}
+
+func (l lazySecrets) Set(ctx context.Context, key, value string) error {
+	sec, err := l.env.secrets()
+	if err != nil {
+		return err
+	}
+	return sec.Set(ctx, key, value)
+}
+
+func (l lazySecrets) Delete(ctx context.Context, key string) error {
+	sec, err := l.env.secrets()
+	if err != nil {
+		return err
+	}
+	return sec.Delete(ctx, key)
+}
+
+// Backend is where the store keeps its key once opened, "" before.
+func (l lazySecrets) Backend() string {
+	if l.env.sec == nil {
+		return ""
+	}
+	return l.env.sec.Backend()
 }
 
 // secrets opens the secret store on first need: opening it probes the OS
@@ -195,7 +233,7 @@ func mailList(ctx context.Context, env *mailEnv, stdout io.Writer) error {
 				counts = fmt.Sprintf("%d messages in %d threads", as.Messages, as.Threads)
 			}
 		}
-		fmt.Fprintf(stdout, "%d  %-8s %s <%s>  %s  %s\n", a.ID, a.Kind, a.Name, a.Address, last, counts)
+		fmt.Fprintf(stdout, "%d  %-8s %s <%s>  %s  %s\n", a.ID, a.Kind, a.Name, strings.Join(a.Addresses(), ", "), last, counts)
 	}
 	return nil
 }
@@ -210,11 +248,7 @@ func mailSync(ctx context.Context, env *mailEnv, only int64, stdout, stderr io.W
 		if only != 0 && a.ID != only {
 			continue
 		}
-		sec, err := env.secrets()
-		if err != nil {
-			return err
-		}
-		conn, err := accounts.Connect(ctx, a, sec, nil)
+		conn, err := accounts.Connect(ctx, a, lazySecrets{env}, nil)
 		if err != nil {
 			fmt.Fprintf(stderr, "%s: %v\n", a.Name, err)
 			failed++
@@ -274,7 +308,8 @@ func mailAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	starttls := fs.Bool("starttls", false, "IMAP: STARTTLS instead of implicit TLS")
 	tlsMode := fs.String("tls", "", "IMAP: implicit (default), starttls, or none (only for a server on this computer)")
 	user := fs.String("user", "", "IMAP user name")
-	address := fs.String("address", "", "your own address in this account")
+	var addresses addressFlag
+	fs.Var(&addresses, "address", "your own address in this account; repeat it, or give a comma-separated list, for your aliases")
 	name := fs.String("name", "", "a name for the account")
 	clientID := fs.String("client-id", os.Getenv("SPIRIT_"+strings.ToUpper(kind)+"_CLIENT_ID"), "app registration id")
 	clientSecret := fs.String("client-secret", os.Getenv("SPIRIT_GMAIL_CLIENT_SECRET"), "Gmail: the installed app's client secret")
@@ -291,7 +326,16 @@ func mailAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer env.st.Close()
 
-	acct := index.Account{Kind: kind, Name: *name, Address: *address}
+	// Addresses first: a typo is told before a password is asked for.
+	addrs, err := accounts.ParseAddresses(addresses...)
+	if err != nil {
+		fmt.Fprintf(stderr, "spirit: --address: %v\n", err)
+		return errUsage
+	}
+	acct := index.Account{Kind: kind, Name: *name}
+	if len(addrs) > 0 {
+		acct.Address, acct.Aliases = addrs[0], addrs[1:]
+	}
 	var cfg any
 	switch kind {
 	case index.KindIMAP:
@@ -299,7 +343,12 @@ func mailAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			fmt.Fprintln(stderr, "spirit: mail add imap needs --host and --user")
 			return errUsage
 		}
-		c := accounts.IMAPConfig{Host: *host, Port: *port, Username: *user}
+		h, p, err := accounts.HostPort(*host, *port)
+		if err != nil {
+			fmt.Fprintf(stderr, "spirit: --host: %v\n", err)
+			return errUsage
+		}
+		c := accounts.IMAPConfig{Host: h, Port: p, Username: *user}
 		if *starttls {
 			c.TLS = "starttls"
 		}
@@ -307,7 +356,9 @@ func mailAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			c.TLS = *tlsMode
 		}
 		if acct.Address == "" && strings.Contains(*user, "@") {
-			acct.Address = *user
+			if _, err := accounts.ParseAddresses(*user); err == nil {
+				acct.Address = strings.ToLower(*user)
+			}
 		}
 		cfg = c
 	case index.KindMbox, index.KindMaildir:
@@ -345,14 +396,37 @@ func mailAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	sec, err := env.secrets()
-	if err != nil {
+	if acct, err = accounts.Add(ctx, env.ix, lazySecrets{env}, acct, cr); err != nil {
 		return err
 	}
-	if acct, err = accounts.Add(ctx, env.ix, sec, acct, cr); err != nil {
-		return err
+	if syncRunning(ctx, env.dir) {
+		fmt.Fprintf(stdout, "Added %s (account %d); the running Spirit is syncing it now.\n", acct.Name, acct.ID)
+		return nil
 	}
 	fmt.Fprintf(stdout, "Added %s (account %d). Run `spirit mail sync %d` or let Spirit sync it.\n", acct.Name, acct.ID, acct.ID)
+	return nil
+}
+
+// syncRunning asks the Spirit running on dir, if any, to sync mail now,
+// so an account added here need not wait for its next round. No Spirit
+// (or a stale api.json) is no error: the next start syncs it.
+func syncRunning(ctx context.Context, dir string) bool {
+	info, err := api.ReadInfo(dir)
+	if err != nil {
+		return false
+	}
+	sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	return api.NewClient(info).SyncMail(sctx) == nil
+}
+
+// addressFlag collects --address, given once or more.
+type addressFlag []string
+
+func (f *addressFlag) String() string { return strings.Join(*f, ", ") }
+
+func (f *addressFlag) Set(s string) error {
+	*f = append(*f, s)
 	return nil
 }
 

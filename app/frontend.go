@@ -146,6 +146,13 @@ func (c *Core) RemoveMailAccount(ctx context.Context, id int64) error {
 // progress.
 func (c *Core) SyncMailNow() { c.mail.SyncNow() }
 
+// SyncMail implements api.Backend: SyncMailNow for a command-line
+// `spirit mail add` beside the running Spirit.
+func (c *Core) SyncMail(context.Context) error {
+	c.SyncMailNow()
+	return nil
+}
+
 // ProviderName is how the Settings window and the world log name a model
 // provider kind (setup.None, setup.Anthropic, setup.OpenAI).
 func ProviderName(kind string) string {

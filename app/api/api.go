@@ -65,6 +65,7 @@ type Backend interface {
 	// Show brings Spirit's UI forward.
 	Show(ctx context.Context) error
 	AgentBackend
+	MailBackend
 }
 
 // Health is the body of GET /health.

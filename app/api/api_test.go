@@ -41,6 +41,7 @@ type fakeBackend struct {
 	worldLimit  int
 	respondArgs [3]string // id, action, text
 	shows       int
+	mailSyncs   int
 	notified    NewNudge
 	// agents by session; nil means fakeAgents() on first use.
 	agents map[string]AgentDetail
@@ -81,12 +82,13 @@ type seen struct {
 	worldLimit  int
 	respondArgs [3]string
 	shows       int
+	mailSyncs   int
 }
 
 func (f *fakeBackend) seen() seen {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return seen{f.sayText, f.worldSince, f.worldLimit, f.respondArgs, f.shows}
+	return seen{f.sayText, f.worldSince, f.worldLimit, f.respondArgs, f.shows, f.mailSyncs}
 }
 
 func (f *fakeBackend) Health(ctx context.Context) Health {
@@ -150,6 +152,14 @@ func (f *fakeBackend) Show(ctx context.Context) error {
 	f.called()
 	f.mu.Lock()
 	f.shows++
+	f.mu.Unlock()
+	return nil
+}
+
+func (f *fakeBackend) SyncMail(ctx context.Context) error {
+	f.called()
+	f.mu.Lock()
+	f.mailSyncs++
 	f.mu.Unlock()
 	return nil
 }
@@ -339,6 +349,7 @@ var routes = []request{
 	{method: "GET", path: "/agents"},
 	{method: "GET", path: "/agents/task-open"},
 	{method: "POST", path: "/agents/task-open/cancel"},
+	{method: "POST", path: "/mail/sync"},
 }
 
 func TestEveryRouteRequiresToken(t *testing.T) {
@@ -830,6 +841,10 @@ func TestClientRoundTrip(t *testing.T) {
 
 	if err := c.Show(ctx); err != nil || fb.seen().shows != 1 {
 		t.Errorf("Show: err %v, backend saw %d shows", err, fb.seen().shows)
+	}
+
+	if err := c.SyncMail(ctx); err != nil || fb.seen().mailSyncs != 1 {
+		t.Errorf("SyncMail: err %v, backend saw %d mail syncs", err, fb.seen().mailSyncs)
 	}
 }
 

@@ -61,6 +61,7 @@ func newHandler(b Backend, log *slog.Logger, addr, token string) *handler {
 	h.mux.HandleFunc("GET /agents", h.agents)
 	h.mux.HandleFunc("GET /agents/{id}", h.agent)
 	h.mux.HandleFunc("POST /agents/{id}/cancel", h.cancelAgent)
+	h.mux.HandleFunc("POST /mail/sync", h.syncMail)
 	return h
 }
 

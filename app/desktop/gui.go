@@ -2,11 +2,14 @@ package desktop
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"image"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -83,6 +86,33 @@ type gui struct {
 	quitOnce sync.Once
 }
 
+// fyneID is the Fyne application id of a Spirit keeping its data in
+// dataDir. Fyne keeps an app's preferences under its own config folder by
+// application id (<config>/fyne/<id>/preferences.json), whatever the data
+// folder, so Spirits with different data folders would share one file and
+// race on it (one read it half-written: "EOF"). The Spirit in the usual
+// data folder (defaultDir) keeps AppID, which the desktop entry,
+// notifications and the Wayland app id go by; any other data folder gets
+// AppID with a suffix from its path, and so preferences of its own.
+func fyneID(dataDir, defaultDir string) string {
+	dataDir = filepath.Clean(dataDir)
+	if defaultDir != "" && dataDir == filepath.Clean(defaultDir) {
+		return AppID
+	}
+	sum := sha256.Sum256([]byte(dataDir))
+	return AppID + ".d" + hex.EncodeToString(sum[:6])
+}
+
+// defaultDataDir is the data folder Spirit uses when none is given, ""
+// if there is none.
+func defaultDataDir() string {
+	dir, err := platform.DataDir("")
+	if err != nil {
+		return ""
+	}
+	return dir
+}
+
 // Run shows Spirit until the lawyer quits or ctx ends. It must run on the
 // main goroutine: the toolkit requires it.
 func (g *gui) Run(ctx context.Context) error {
@@ -91,7 +121,7 @@ func (g *gui) Run(ctx context.Context) error {
 	// Events waits for the windows; if they never come up it must not
 	// wait forever.
 	defer g.upOnce.Do(func() { close(g.up) })
-	g.fa = fyneapp.NewWithID(AppID)
+	g.fa = fyneapp.NewWithID(fyneID(filepath.Dir(core.DatabasePath()), defaultDataDir()))
 	g.fa.SetIcon(assets.Icon())
 	g.fa.Settings().SetTheme(widgets.Theme{})
 

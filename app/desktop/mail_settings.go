@@ -91,7 +91,13 @@ func (v *mailView) show(as []index.Account, stats index.Stats, errs map[int64]st
 		}
 		info.Wrapping = fyne.TextWrapWord
 		remove := widget.NewButtonWithIcon("Remove", theme.DeleteIcon(), func() { v.remove(a) })
-		v.rows.Add(container.NewBorder(nil, nil, nil, remove, container.NewVBox(title, info)))
+		box := container.NewVBox(title, info)
+		if addrs := a.Addresses(); len(addrs) > 0 {
+			// The aliases too: a missing one makes replies from it look
+			// like someone else's.
+			box = container.NewVBox(title, widget.NewLabel(strings.Join(addrs, ", ")), info)
+		}
+		v.rows.Add(container.NewBorder(nil, nil, nil, remove, box))
 		v.rows.Add(widget.NewSeparator())
 	}
 	v.rows.Refresh()
@@ -157,7 +163,7 @@ func (v *mailView) add(a index.Account, cfg any, cr func(ctx context.Context) (a
 }
 
 func (v *mailView) addIMAP() {
-	host, user, address := widget.NewEntry(), widget.NewEntry(), widget.NewEntry()
+	host, user, address := widget.NewEntry(), widget.NewEntry(), addressEntry()
 	port := widget.NewEntry()
 	port.SetPlaceHolder("993")
 	password := widget.NewPasswordEntry()
@@ -166,7 +172,7 @@ func (v *mailView) addIMAP() {
 	items := []*widget.FormItem{
 		widget.NewFormItem("Server", host), widget.NewFormItem("Port", port), widget.NewFormItem("", starttls),
 		widget.NewFormItem("User name", user), widget.NewFormItem("Password", password),
-		widget.NewFormItem("Your address", address),
+		addressItem(address),
 	}
 	dialog.ShowForm("Add IMAP account", "Add", "Cancel", items, func(ok bool) {
 		if !ok {
@@ -177,22 +183,31 @@ func (v *mailView) addIMAP() {
 		if starttls.Checked {
 			c.TLS = "starttls"
 		}
-		addr := strings.TrimSpace(address.Text)
-		if addr == "" {
-			addr = c.Username
-		}
 		if c.Host == "" || c.Username == "" {
 			dialog.ShowError(errors.New("server and user name are needed"), v.w)
 			return
 		}
+		var err error
+		if c.Host, c.Port, err = accounts.HostPort(c.Host, c.Port); err != nil {
+			dialog.ShowError(err, v.w)
+			return
+		}
+		text := address.Text
+		if strings.TrimSpace(text) == "" && strings.Contains(c.Username, "@") {
+			text = c.Username
+		}
+		a, ok := v.addresses(index.Account{Kind: index.KindIMAP}, text)
+		if !ok {
+			return
+		}
 		pw := password.Text
-		v.add(index.Account{Kind: index.KindIMAP, Name: addr, Address: addr}, c,
+		v.add(a, c,
 			func(context.Context) (accounts.Credentials, error) { return accounts.Credentials{Password: pw}, nil })
 	}, v.w)
 }
 
 func (v *mailView) addFolder() {
-	path, address := widget.NewEntry(), widget.NewEntry()
+	path, address := widget.NewEntry(), addressEntry()
 	path.SetPlaceHolder("~/.thunderbird/…/ImapMail/… or an .mbox file or a Maildir")
 	browse := widget.NewButton("Browse…", func() {
 		dialog.ShowFolderOpen(func(u fyne.ListableURI, err error) {
@@ -203,7 +218,7 @@ func (v *mailView) addFolder() {
 	})
 	items := []*widget.FormItem{
 		widget.NewFormItem("Folder or file", container.NewBorder(nil, nil, nil, browse, path)),
-		widget.NewFormItem("Your address", address),
+		addressItem(address),
 	}
 	dialog.ShowForm("Add mail folder", "Add", "Cancel", items, func(ok bool) {
 		if !ok {
@@ -215,8 +230,7 @@ func (v *mailView) addFolder() {
 				p = filepath.Join(home, p[2:])
 			}
 		}
-		addr := strings.TrimSpace(address.Text)
-		if p == "" || addr == "" {
+		if p == "" || strings.TrimSpace(address.Text) == "" {
 			dialog.ShowError(errors.New("the folder and your address are needed (your address tells your own messages apart)"), v.w)
 			return
 		}
@@ -224,13 +238,17 @@ func (v *mailView) addFolder() {
 		if mbox.IsMaildir(p) {
 			kind = index.KindMaildir
 		}
-		v.add(index.Account{Kind: kind, Name: filepath.Base(p), Address: addr}, accounts.FileConfig{Path: p},
+		a, ok := v.addresses(index.Account{Kind: kind, Name: filepath.Base(p)}, address.Text)
+		if !ok {
+			return
+		}
+		v.add(a, accounts.FileConfig{Path: p},
 			func(context.Context) (accounts.Credentials, error) { return accounts.Credentials{}, nil })
 	}, v.w)
 }
 
 func (v *mailView) addOAuth(kind string) {
-	clientID, address := widget.NewEntry(), widget.NewEntry()
+	clientID, address := widget.NewEntry(), addressEntry()
 	clientID.SetText(os.Getenv("SPIRIT_" + strings.ToUpper(kind) + "_CLIENT_ID"))
 	secret := widget.NewPasswordEntry()
 	items := []*widget.FormItem{widget.NewFormItem("App registration (client id)", clientID)}
@@ -238,15 +256,18 @@ func (v *mailView) addOAuth(kind string) {
 		secret.SetText(os.Getenv("SPIRIT_GMAIL_CLIENT_SECRET"))
 		items = append(items, widget.NewFormItem("Client secret", secret))
 	}
-	items = append(items, widget.NewFormItem("Your address", address))
+	items = append(items, addressItem(address))
 	dialog.ShowForm("Add "+kindName(kind)+" account", "Sign in", "Cancel", items, func(ok bool) {
 		if !ok {
 			return
 		}
 		c := accounts.OAuthConfig{ClientID: strings.TrimSpace(clientID.Text)}
-		addr := strings.TrimSpace(address.Text)
+		a, ok := v.addresses(index.Account{Kind: kind}, address.Text)
+		if !ok {
+			return
+		}
 		cs := secret.Text
-		v.add(index.Account{Kind: kind, Name: addr, Address: addr}, c, func(ctx context.Context) (accounts.Credentials, error) {
+		v.add(a, c, func(ctx context.Context) (accounts.Credentials, error) {
 			tok, err := accounts.SignIn(ctx, kind, c, cs, func(msg, url string) {
 				fyne.Do(func() { v.status.SetText(msg) })
 				if url != "" {
@@ -261,3 +282,36 @@ func (v *mailView) addOAuth(kind string) {
 }
 
 func parseURL(s string) (*url.URL, error) { return url.Parse(s) }
+
+// addressEntry is where the lawyer types their own addresses at an
+// account: the main one and any aliases, since a reply sent from an alias
+// must count as theirs.
+func addressEntry() *widget.Entry {
+	e := widget.NewEntry()
+	e.SetPlaceHolder("you@firm.com, alias@firm.com")
+	return e
+}
+
+func addressItem(e *widget.Entry) *widget.FormItem {
+	item := widget.NewFormItem("Your addresses", e)
+	item.HintText = "every address you send from at this account, separated by commas"
+	return item
+}
+
+// addresses sets a's address and aliases from what the lawyer typed, or
+// says which entry is not an address. An account without a name is named
+// for its first address.
+func (v *mailView) addresses(a index.Account, text string) (index.Account, bool) {
+	addrs, err := accounts.ParseAddresses(text)
+	if err != nil {
+		dialog.ShowError(err, v.w)
+		return a, false
+	}
+	if len(addrs) > 0 {
+		a.Address, a.Aliases = addrs[0], addrs[1:]
+	}
+	if a.Name == "" {
+		a.Name = a.Address
+	}
+	return a, true
+}

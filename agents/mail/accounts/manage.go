@@ -24,29 +24,92 @@ type Credentials struct {
 	ClientSecret string        // Gmail's installed-app secret, when it has one
 }
 
-// Add stores account a with its credentials in the keychain and, for
-// IMAP, proves the password works. On any failure nothing is left behind.
+// Add checks account a with its credentials — the addresses are email
+// addresses, an IMAP password works, a folder is mail, a sign-in gave a
+// token — and only then stores it, saving the credentials in the keychain
+// in the same transaction. On any failure nothing is left behind and no
+// account id is used up.
 func Add(ctx context.Context, ix *index.Index, sec secrets.Store, a index.Account, cr Credentials) (index.Account, error) {
-	a, err := ix.AddAccount(ctx, a)
+	a, err := normalize(a)
 	if err != nil {
 		return index.Account{}, err
 	}
-	if err := saveAndCheck(ctx, sec, a, cr); err != nil {
-		Remove(context.WithoutCancel(ctx), ix, sec, a.ID)
+	// The check runs before the account has an id, on credentials held
+	// in memory under the keys of id 0, which no stored account has.
+	a.ID = 0
+	staged := memSecrets{}
+	if err := save(ctx, staged, a, cr); err != nil {
+		return index.Account{}, err
+	}
+	if err := check(ctx, staged, a); err != nil {
+		return index.Account{}, err
+	}
+	var saved []string
+	a, err = ix.AddAccountThen(ctx, a, func(a index.Account) error {
+		if a.Kind == index.KindMbox || a.Kind == index.KindMaildir {
+			return nil // no credentials: the keychain is not even opened
+		}
+		saved = credentialKeys(a.ID)
+		return save(ctx, sec, a, cr)
+	})
+	if err != nil {
+		// The id went back with the transaction: whatever save wrote
+		// under it would be the next account's.
+		for _, k := range saved {
+			_ = sec.Delete(context.WithoutCancel(ctx), k)
+		}
 		return index.Account{}, err
 	}
 	return a, nil
 }
 
-func saveAndCheck(ctx context.Context, sec secrets.Store, a index.Account, cr Credentials) error {
+// normalize validates the account's addresses and, for IMAP, reads a
+// server given as host:port.
+func normalize(a index.Account) (index.Account, error) {
+	a, err := SetAddresses(a)
+	if err != nil {
+		return a, err
+	}
+	if a.Kind != index.KindIMAP {
+		return a, nil
+	}
+	var c IMAPConfig
+	if err := json.Unmarshal(a.Config, &c); err != nil {
+		return a, fmt.Errorf("IMAP settings: %w", err)
+	}
+	if c.Host, c.Port, err = HostPort(c.Host, c.Port); err != nil {
+		return a, err
+	}
+	a.Config, err = json.Marshal(c)
+	return a, err
+}
+
+// save puts a's credentials into sec under a's id.
+func save(ctx context.Context, sec secrets.Store, a index.Account, cr Credentials) error {
 	switch a.Kind {
 	case index.KindIMAP:
 		if cr.Password == "" {
 			return errors.New("the IMAP account needs a password (or an app password)")
 		}
-		if err := sec.Set(ctx, PasswordKey(a.ID), cr.Password); err != nil {
-			return err
+		return sec.Set(ctx, PasswordKey(a.ID), cr.Password)
+	case index.KindGraph, index.KindGmail:
+		if cr.Token == nil || !cr.Token.Valid() {
+			return fmt.Errorf("%w: sign-in returned no usable token", ErrSignIn)
 		}
+		if cr.ClientSecret != "" {
+			if err := sec.Set(ctx, ClientSecretKey(a.ID), cr.ClientSecret); err != nil {
+				return err
+			}
+		}
+		return secrets.SaveToken(ctx, sec, TokenKey(a.ID), cr.Token)
+	}
+	return nil
+}
+
+// check proves a works with the credentials in sec.
+func check(ctx context.Context, sec secrets.Store, a index.Account) error {
+	switch a.Kind {
+	case index.KindIMAP:
 		conn, err := Connect(ctx, a, sec, nil)
 		if err != nil {
 			return err
@@ -57,23 +120,13 @@ func saveAndCheck(ctx context.Context, sec secrets.Store, a index.Account, cr Cr
 			defer cancel()
 			return v.Verify(vctx)
 		}
-	case index.KindGraph, index.KindGmail:
-		if cr.ClientSecret != "" {
-			if err := sec.Set(ctx, ClientSecretKey(a.ID), cr.ClientSecret); err != nil {
-				return err
-			}
-		}
-		if cr.Token == nil || !cr.Token.Valid() {
-			return fmt.Errorf("%w: sign-in returned no usable token", ErrSignIn)
-		}
-		return secrets.SaveToken(ctx, sec, TokenKey(a.ID), cr.Token)
 	case index.KindMbox, index.KindMaildir:
 		// Settings and `spirit mail add` both come here: refuse what a
 		// sync could not read, or would read forever (a device, a named
 		// pipe), before it is stored and synced every five minutes.
 		var c FileConfig
 		if err := json.Unmarshal(a.Config, &c); err != nil {
-			return fmt.Errorf("account %d settings: %w", a.ID, err)
+			return fmt.Errorf("account settings: %w", err)
 		}
 		check := mbox.CheckMbox
 		if a.Kind == index.KindMaildir {
@@ -91,10 +144,40 @@ func saveAndCheck(ctx context.Context, sec secrets.Store, a index.Account, cr Cr
 	return nil
 }
 
+// credentialKeys are every key an account's credentials may live under.
+func credentialKeys(id int64) []string {
+	return []string{PasswordKey(id), TokenKey(id), ClientSecretKey(id)}
+}
+
+// memSecrets holds credentials being checked, before they may be saved;
+// one goroutine uses it.
+type memSecrets map[string]string
+
+// Backend says the credentials are in memory only.
+func (memSecrets) Backend() string { return "memory" }
+
+func (m memSecrets) Get(_ context.Context, key string) (string, error) {
+	v, ok := m[key]
+	if !ok {
+		return "", secrets.ErrNotFound
+	}
+	return v, nil
+}
+
+func (m memSecrets) Set(_ context.Context, key, value string) error {
+	m[key] = value
+	return nil
+}
+
+func (m memSecrets) Delete(_ context.Context, key string) error {
+	delete(m, key)
+	return nil
+}
+
 // Remove deletes an account, its indexed mail and its saved credentials.
 func Remove(ctx context.Context, ix *index.Index, sec secrets.Store, id int64) error {
 	err := ix.RemoveAccount(ctx, id)
-	for _, k := range []string{PasswordKey(id), TokenKey(id), ClientSecretKey(id)} {
+	for _, k := range credentialKeys(id) {
 		if derr := sec.Delete(ctx, k); derr != nil && !errors.Is(derr, secrets.ErrNotFound) && err == nil {
 			err = fmt.Errorf("delete saved credential: %w", derr)
 		}

@@ -110,39 +110,6 @@ func New(st *store.Store) *Index {
 // refuses them so that spirit.db never holds a password.
 var secretKeys = []string{"password", "passwd", "secret", "token", "access_token", "refresh_token", "client_secret", "api_key", "apikey", "app_password"}
 
-// AddAccount stores a new account and returns it with its id.
-func (x *Index) AddAccount(ctx context.Context, a Account) (Account, error) {
-	switch a.Kind {
-	case KindIMAP, KindGraph, KindGmail, KindMbox, KindMaildir:
-	default:
-		return Account{}, fmt.Errorf("add mail account: %w: kind %q", store.ErrInvalid, a.Kind)
-	}
-	cfg, err := checkConfig(a.Config)
-	if err != nil {
-		return Account{}, fmt.Errorf("add mail account: %w", err)
-	}
-	addrs := a.Addresses()
-	a.Address, a.Aliases = "", nil
-	if len(addrs) > 0 {
-		a.Address, a.Aliases = addrs[0], addrs[1:]
-	}
-	aliases, err := json.Marshal(nonNil(a.Aliases))
-	if err != nil {
-		return Account{}, fmt.Errorf("add mail account: %w", err)
-	}
-	created := time.UnixMilli(x.now().UnixMilli())
-	err = x.st.Tx(ctx, func(tx *sql.Tx) error {
-		return tx.QueryRowContext(ctx, `INSERT INTO mail_accounts (kind, name, address, aliases, config, created)
-			VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
-			a.Kind, a.Name, a.Address, string(aliases), string(cfg), created.UnixMilli()).Scan(&a.ID)
-	})
-	if err != nil {
-		return Account{}, fmt.Errorf("add mail account: %w", err)
-	}
-	a.Config, a.Cursor, a.LastSync, a.Created = cfg, "", time.Time{}, created
-	return a, nil
-}
-
 // checkConfig validates a config object and refuses credentials in it.
 func checkConfig(raw json.RawMessage) (json.RawMessage, error) {
 	if len(raw) == 0 {
