@@ -46,10 +46,11 @@ func badAddress(list string, err error) error {
 			continue
 		}
 		if _, perr := netmail.ParseAddress(part); perr != nil && !strings.Contains(part, `"`) {
-			return fmt.Errorf("%q is not an email address (%v)", part, perr)
+			// The parser's own words ("no angle-addr") help no lawyer.
+			return fmt.Errorf("%q is not an email address: write it like name@firm.com", part)
 		}
 	}
-	return fmt.Errorf("%q is not a list of email addresses (%v)", list, err)
+	return fmt.Errorf("%q is not a list of email addresses: separate them with commas, like a@firm.com, b@firm.com (%v)", list, err)
 }
 
 // SetAddresses validates a's address and aliases and stores them back
