@@ -4,7 +4,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/godbus/dbus/v5"
 
 	"github.com/spirit-app/spirit/agents/store/storetest"
+	"github.com/spirit-app/spirit/platform/xtest"
 )
 
 // activatableKeychain runs a private session bus on which the Secret
@@ -21,72 +21,14 @@ import (
 // first on PATH leaves the same mark, should anything try to start a bus.
 func activatableKeychain(t *testing.T) string {
 	t.Helper()
-	dbusDaemon, err := exec.LookPath("dbus-daemon")
-	if err != nil {
-		msg := "dbus-daemon not installed (apt install dbus): skipping"
-		if os.Getenv("SPIRIT_REQUIRE_DESKTOP") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	tmp, err := os.MkdirTemp("", "spirit-kc") // short: socket paths are limited
-	if err != nil {
+	bus, mark := xtest.StartActivatingBus(t, "org.freedesktop.secrets")
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "dbus-launch"), []byte("#!/bin/sh\ntouch "+mark+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	services := filepath.Join(tmp, "services")
-	if err := os.Mkdir(services, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	mark := filepath.Join(tmp, "started")
-	fake := filepath.Join(tmp, "fake-keyring")
-	if err := os.WriteFile(fake, []byte("#!/bin/sh\ntouch "+mark+"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(fake, filepath.Join(tmp, "dbus-launch")); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", tmp+string(os.PathListSeparator)+os.Getenv("PATH"))
-	unit := "[D-BUS Service]\nName=org.freedesktop.secrets\nExec=" + fake + "\n"
-	if err := os.WriteFile(filepath.Join(services, "org.freedesktop.secrets.service"), []byte(unit), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	addr := "unix:path=" + filepath.Join(tmp, "bus")
-	conf := `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>` + addr + `</listen>
-  <servicedir>` + services + `</servicedir>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-`
-	confPath := filepath.Join(tmp, "session.conf")
-	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bus := exec.Command(dbusDaemon, "--config-file="+confPath, "--nofork", "--nopidfile")
-	if err := bus.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bus.Process.Kill(); bus.Wait() })
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		conn, err := dbus.Connect(addr)
-		if err == nil {
-			conn.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("private session bus did not start: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
-	t.Setenv("XDG_RUNTIME_DIR", tmp)
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", bus.Address)
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	return mark
 }
 

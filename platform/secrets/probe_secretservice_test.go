@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -57,94 +56,6 @@ func TestProbeWithoutSessionBus(t *testing.T) {
 	}
 	if after := storetest.Folder(t, dir); len(after) != 0 {
 		t.Errorf("Probe created %q", after)
-	}
-}
-
-// TestProbeDoesNotActivateTheSecretService: on a session bus that would
-// start a Secret Service on demand, Probe reports it startable and does
-// not start it. The fake service only leaves a mark; starting it on
-// purpose afterwards shows the mark would have told.
-func TestProbeDoesNotActivateTheSecretService(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("the Secret Service is Linux's keychain")
-	}
-	dbusDaemon, err := exec.LookPath("dbus-daemon")
-	if err != nil {
-		msg := "dbus-daemon not installed (apt install dbus): skipping"
-		if os.Getenv("SPIRIT_REQUIRE_DESKTOP") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	tmp, err := os.MkdirTemp("", "spirit-act") // short: socket paths are limited
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(tmp) })
-	services := filepath.Join(tmp, "services")
-	os.Mkdir(services, 0o700)
-	mark := filepath.Join(tmp, "started")
-	fake := filepath.Join(tmp, "fake-keyring")
-	if err := os.WriteFile(fake, []byte("#!/bin/sh\ntouch "+mark+"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	unit := "[D-BUS Service]\nName=" + ssName + "\nExec=" + fake + "\n"
-	if err := os.WriteFile(filepath.Join(services, ssName+".service"), []byte(unit), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	addr := "unix:path=" + filepath.Join(tmp, "bus")
-	conf := `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>` + addr + `</listen>
-  <servicedir>` + services + `</servicedir>
-  <policy context="default">
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
-    <allow own="*"/>
-  </policy>
-</busconfig>
-`
-	confPath := filepath.Join(tmp, "session.conf")
-	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bus := exec.Command(dbusDaemon, "--config-file="+confPath, "--nofork", "--nopidfile")
-	if err := bus.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bus.Process.Kill(); bus.Wait() })
-	conn := waitBus(t, addr)
-	defer conn.Close()
-	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
-
-	dir := t.TempDir()
-	got, err := Probe(t.Context(), dir)
-	if err != nil || got.Keychain != KeychainStartable || got.Backend != BackendKeychain || got.File != FileNone {
-		t.Errorf("Probe = %+v, %v; want a startable keychain, the keychain backend, no file", got, err)
-	}
-	time.Sleep(200 * time.Millisecond) // an activation would have run by now
-	if _, err := os.Stat(mark); err == nil {
-		t.Fatal("Probe started the Secret Service")
-	}
-	if after := storetest.Folder(t, dir); len(after) != 0 {
-		t.Errorf("Probe created %q", after)
-	}
-
-	// The control: asking the service for anything does start it. The
-	// reply is not awaited: the fake never claims the name, so the bus
-	// answers only when its activation timeout ends.
-	conn.Object(ssName, ssPath).Go(ssService+".OpenSession", 0, nil, "plain", dbus.MakeVariant(""))
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		if _, err := os.Stat(mark); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the fake Secret Service never started, so the test shows nothing")
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 

@@ -21,7 +21,7 @@ const busConfig = `<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Con
 <busconfig>
   <type>session</type>
   <listen>unix:path=%s</listen>
-  <auth>EXTERNAL</auth>
+  <auth>EXTERNAL</auth>%s
   <policy context="default">
     <allow send_destination="*" eavesdrop="true"/>
     <allow eavesdrop="true"/>
@@ -46,14 +46,51 @@ type Bus struct {
 func StartSessionBus(t testing.TB) *Bus {
 	t.Helper()
 	Require(t, "dbus-daemon")
-	b, err := startSessionBus(t)
+	b, err := startSessionBus(t, "")
 	if err != nil {
 		t.Fatalf("xtest: start session bus: %v", err)
 	}
 	return b
 }
 
-func startSessionBus(t testing.TB) (*Bus, error) {
+// StartActivatingBus starts a private session bus on which a call to name
+// starts a fake service on demand, as a desktop starts a keyring daemon.
+// The fake only creates the file at the returned path: a test that must
+// not start the service checks that the file is absent (and, as its
+// control, that calling name creates it).
+func StartActivatingBus(t testing.TB, name string) (b *Bus, mark string) {
+	t.Helper()
+	Require(t, "dbus-daemon")
+	// Not t.TempDir: the bus socket lives beside it, and socket paths are
+	// limited to 108 bytes.
+	dir, err := os.MkdirTemp("", "xtest-act-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	services := filepath.Join(dir, "services")
+	if err := os.Mkdir(services, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	mark = filepath.Join(dir, "started")
+	fake := filepath.Join(dir, "fake-service")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\ntouch "+mark+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	unit := "[D-BUS Service]\nName=" + name + "\nExec=" + fake + "\n"
+	if err := os.WriteFile(filepath.Join(services, name+".service"), []byte(unit), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, err = startSessionBus(t, services)
+	if err != nil {
+		t.Fatalf("xtest: start session bus: %v", err)
+	}
+	return b, mark
+}
+
+// startSessionBus starts dbus-daemon; services, when not "", is a
+// directory of activatable services.
+func startSessionBus(t testing.TB, services string) (*Bus, error) {
 	ctx, cancel := startContext(t)
 	defer cancel()
 	// Not t.TempDir: socket paths are limited to 108 bytes and test names
@@ -64,7 +101,11 @@ func startSessionBus(t testing.TB) (*Bus, error) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	conf := filepath.Join(dir, "session.conf")
-	if err := os.WriteFile(conf, fmt.Appendf(nil, busConfig, filepath.Join(dir, "bus")), 0o600); err != nil {
+	servicedir := ""
+	if services != "" {
+		servicedir = "\n  <servicedir>" + services + "</servicedir>"
+	}
+	if err := os.WriteFile(conf, fmt.Appendf(nil, busConfig, filepath.Join(dir, "bus"), servicedir), 0o600); err != nil {
 		return nil, err
 	}
 
