@@ -49,4 +49,3 @@ func TestProbeDoesNotActivateTheSecretService(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
-
