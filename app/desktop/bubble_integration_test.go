@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jezek/xgb/xproto"
-
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app/api"
 	"github.com/spirit-app/spirit/platform/xtest"
@@ -103,7 +101,7 @@ func TestBubbleKindsOnScreen(t *testing.T) {
 	click(t, d.disp, qb.Rect.Min.Add(image.Pt(24, 10)))
 	err = xtest.Poll(ctx, func() (bool, error) {
 		a, err := work.active()
-		return a == xproto.Window(qb.ID), err
+		return a == qb.ID, err
 	})
 	if err != nil {
 		t.Fatalf("clicked bubble %d never got the focus: %v\n%s", qb.ID, err, p.Output())
@@ -178,7 +176,7 @@ func TestBubbleKindsOnScreen(t *testing.T) {
 	xdo(t, ctx, d, "key", "ctrl+alt+space")
 	err = xtest.Poll(ctx, func() (bool, error) {
 		a, err := work.active()
-		return a == xproto.Window(pb.ID), err
+		return a == pb.ID, err
 	})
 	if err != nil {
 		t.Fatalf("Ctrl+Alt+Space never focused bubble %d: %v\n%s", pb.ID, err, p.Output())

@@ -8,15 +8,12 @@ import (
 	"image/color"
 	"image/draw"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jezek/xgb"
-	"github.com/jezek/xgb/xproto"
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/gofont/goregular"
 	"golang.org/x/image/font/opentype"
@@ -131,108 +128,20 @@ func glanceOutcome(t *testing.T, ctx context.Context, c *api.Client, title strin
 // pixels. It gets the focus as a lawyer's click would give it.
 func mailWindow(t *testing.T, ctx context.Context, disp *xtest.Display, title, class string, r image.Rectangle, img image.Image) *focusedWindow {
 	t.Helper()
-	conn, err := xgb.NewConnDisplay(disp.Name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(conn.Close)
-	scr := xproto.Setup(conn).DefaultScreen(conn)
-	win, err := xproto.NewWindowId(conn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mask, vals := uint32(xproto.CwBackPixel), []uint32{0x808080}
-	if img != nil {
-		pix, err := putPixmap(conn, scr, img)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// The server repaints the window from the pixmap without a client.
-		mask, vals = xproto.CwBackPixmap, []uint32{uint32(pix)}
-		defer xproto.FreePixmap(conn, pix)
-	}
-	err = xproto.CreateWindowChecked(conn, scr.RootDepth, win, scr.Root, int16(r.Min.X), int16(r.Min.Y),
-		uint16(r.Dx()), uint16(r.Dy()), 0, xproto.WindowClassInputOutput, scr.RootVisual, mask, vals).Check()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { xproto.DestroyWindow(conn, win) })
+	spec := xtest.WindowSpec{Title: title, Class: class, Rect: r, Image: img, Color: color.RGBA{0x80, 0x80, 0x80, 0xff}}
 	if class != "" {
-		v := strings.ToLower(class) + "\x00" + class + "\x00"
-		if err := xproto.ChangePropertyChecked(conn, xproto.PropModeReplace, win, xproto.AtomWmClass,
-			xproto.AtomString, 8, uint32(len(v)), []byte(v)).Check(); err != nil {
-			t.Fatal(err)
-		}
+		spec.Instance = strings.ToLower(class)
 	}
-	// Keep openbox from placing the window elsewhere: user-specified
-	// position and size (WM_NORMAL_HINTS flags USPosition|USSize).
-	hints := []uint32{1 | 2, uint32(r.Min.X), uint32(r.Min.Y), uint32(r.Dx()), uint32(r.Dy()), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
-	hintsBytes := make([]byte, 4*len(hints))
-	for i, h := range hints {
-		xgb.Put32(hintsBytes[4*i:], h)
-	}
-	xproto.ChangeProperty(conn, xproto.PropModeReplace, win, xproto.AtomWmNormalHints, xproto.AtomWmSizeHints, 32, uint32(len(hints)), hintsBytes)
-	utf8, err := xproto.InternAtom(conn, false, uint16(len("UTF8_STRING")), "UTF8_STRING").Reply()
+	w, err := disp.NewWindow(ctx, spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	netName, err := xproto.InternAtom(conn, false, uint16(len("_NET_WM_NAME")), "_NET_WM_NAME").Reply()
-	if err != nil {
-		t.Fatal(err)
-	}
-	xproto.ChangeProperty(conn, xproto.PropModeReplace, win, netName.Atom, utf8.Atom, 8, uint32(len(title)), []byte(title))
-	xproto.ChangeProperty(conn, xproto.PropModeReplace, win, xproto.AtomWmName, utf8.Atom, 8, uint32(len(title)), []byte(title))
-	if err := xproto.MapWindowChecked(conn, win).Check(); err != nil {
-		t.Fatal(err)
-	}
-	fw := &focusedWindow{conn: conn, root: scr.Root, win: win}
-	act := exec.CommandContext(ctx, "xdotool", "windowactivate", "--sync", fmt.Sprint(uint32(win)))
-	act.Env = append(os.Environ(), disp.Env()...)
-	if out, err := act.CombinedOutput(); err != nil {
-		t.Logf("xdotool windowactivate: %v %s", err, out)
+	fw := &focusedWindow{disp: disp, win: w.ID}
+	if err := disp.Xdotool(ctx, "windowactivate", "--sync", fmt.Sprint(w.ID)); err != nil {
+		t.Logf("xdotool windowactivate: %v", err)
 	}
 	fw.waitFocused(t, ctx)
 	return fw
-}
-
-// putPixmap uploads img into a new pixmap of the screen's depth (24-bit
-// TrueColor BGRX, as Xvfb's default visual).
-func putPixmap(c *xgb.Conn, scr *xproto.ScreenInfo, img image.Image) (xproto.Pixmap, error) {
-	b := img.Bounds()
-	pix, err := xproto.NewPixmapId(c)
-	if err != nil {
-		return 0, err
-	}
-	if err := xproto.CreatePixmapChecked(c, scr.RootDepth, pix, xproto.Drawable(scr.Root), uint16(b.Dx()), uint16(b.Dy())).Check(); err != nil {
-		return 0, fmt.Errorf("create pixmap: %w", err)
-	}
-	gc, err := xproto.NewGcontextId(c)
-	if err != nil {
-		return 0, err
-	}
-	if err := xproto.CreateGCChecked(c, gc, xproto.Drawable(pix), 0, nil).Check(); err != nil {
-		return 0, fmt.Errorf("create gc: %w", err)
-	}
-	defer xproto.FreeGC(c, gc)
-	// Requests must fit the maximum request length: rows in 256 KB chunks.
-	w := b.Dx()
-	rows := max(1, (256<<10)/(4*w))
-	for y0 := 0; y0 < b.Dy(); y0 += rows {
-		n := min(rows, b.Dy()-y0)
-		data := make([]byte, 4*w*n)
-		for y := range n {
-			for x := range w {
-				r, g, bl, _ := img.At(b.Min.X+x, b.Min.Y+y0+y).RGBA()
-				i := 4 * (y*w + x)
-				data[i], data[i+1], data[i+2] = byte(bl>>8), byte(g>>8), byte(r>>8)
-			}
-		}
-		if err := xproto.PutImageChecked(c, xproto.ImageFormatZPixmap, xproto.Drawable(pix), gc,
-			uint16(w), uint16(n), 0, int16(y0), 0, scr.RootDepth, data).Check(); err != nil {
-			return 0, fmt.Errorf("put image: %w", err)
-		}
-	}
-	return pix, nil
 }
 
 // saveScreen writes a screenshot to $SPIRIT_SCREENSHOTS, if set, for a

@@ -14,9 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jezek/xgb"
-	"github.com/jezek/xgb/xproto"
-
 	"github.com/spirit-app/spirit/agents/mail"
 	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/agents/mail/mbox"
@@ -428,10 +425,10 @@ func checkDatabase(t *testing.T, ctx context.Context, dataDir, want string) {
 }
 
 // focusedWindow is a plain X window standing in for the lawyer's work.
+// focusedWindow is a window of the lawyer's that had the focus.
 type focusedWindow struct {
-	conn *xgb.Conn
-	root xproto.Window
-	win  xproto.Window
+	disp *xtest.Display
+	win  uint32
 }
 
 func newFocusedWindow(t *testing.T, ctx context.Context, disp *xtest.Display, title string) *focusedWindow {
@@ -439,22 +436,12 @@ func newFocusedWindow(t *testing.T, ctx context.Context, disp *xtest.Display, ti
 	return mailWindow(t, ctx, disp, title, "", image.Rect(100, 100, 700, 500), nil)
 }
 
-// active reads _NET_ACTIVE_WINDOW, which openbox keeps for the focused client.
-func (f *focusedWindow) active() (xproto.Window, error) {
-	a, err := xproto.InternAtom(f.conn, false, uint16(len("_NET_ACTIVE_WINDOW")), "_NET_ACTIVE_WINDOW").Reply()
-	if err != nil {
-		return 0, err
-	}
-	r, err := xproto.GetProperty(f.conn, false, f.root, a.Atom, xproto.AtomWindow, 0, 1).Reply()
-	if err != nil || len(r.Value) < 4 {
-		return 0, err
-	}
-	return xproto.Window(xgb.Get32(r.Value)), nil
-}
+// active is the focused client, which openbox keeps in _NET_ACTIVE_WINDOW.
+func (f *focusedWindow) active() (uint32, error) { return f.disp.ActiveWindow() }
 
 func (f *focusedWindow) waitFocused(t *testing.T, ctx context.Context) {
 	t.Helper()
-	var last xproto.Window
+	var last uint32
 	err := xtest.Poll(ctx, func() (bool, error) {
 		a, err := f.active()
 		last = a
