@@ -6,9 +6,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/spirit-app/spirit/agents/mail/index"
-	"github.com/spirit-app/spirit/agents/store"
-	"github.com/spirit-app/spirit/app/events"
 	"github.com/spirit-app/spirit/screen"
 )
 
@@ -51,40 +48,11 @@ func (c *refusingCapturer) Capture(context.Context, screen.Switch) (screen.Shot,
 // changes that queued up while a glance ran are logged as passed over,
 // and only the latest is looked at.
 func TestServiceLooksAgainAtAPaneChange(t *testing.T) {
-	ctx := context.Background()
-	st, err := store.OpenDir(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	inbox := screen.Switch{App: "thunderbird", Title: "Inbox - dana@example.com - Mozilla Thunderbird", Window: 7}
 	changed := inbox
 	changed.PaneChanged = true
-	switches := make(chan events.Event, 8)
-	for _, sw := range []screen.Switch{inbox, changed, changed} {
-		switches <- events.Event{Type: events.AppSwitched, Data: sw}
-	}
-	close(switches)
-	var lines []string
 	capt := &refusingCapturer{}
-	svc, err := NewService(ServiceOptions{
-		Store:    st,
-		Index:    index.New(st),
-		Switches: switches,
-		Capture:  capt,
-		Policy:   func(context.Context) (Policy, error) { return Policy{MaxPerHour: 4}, nil },
-		Models:   func(context.Context) (Models, bool) { return Models{}, false },
-		Propose:  func(context.Context, store.Nudge) error { t.Error("proposed a nudge"); return nil },
-		Record: func(_ context.Context, source, id, text string) {
-			lines = append(lines, id+": "+text)
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := svc.Run(ctx); err != nil {
-		t.Fatal(err)
-	}
+	lines := glanceAll(t, capt, inbox, changed, changed)
 	want := []string{
 		"thunderbird: silent: another message opened in the reading pane (gate)",
 		"thunderbird: silent: another message opened in the reading pane (gate)",

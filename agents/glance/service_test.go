@@ -71,23 +71,19 @@ func TestSeen(t *testing.T) {
 	}
 }
 
-// TestServiceGlancesOnlyAtTheLatestSwitch: switches that queued up while a
-// glance ran are logged as passed over, and only the window in front now
-// is glanced at; excluded windows are never glanced at.
-func TestServiceGlancesOnlyAtTheLatestSwitch(t *testing.T) {
+// glanceAll runs a glance service, with no provider and capt (may be nil)
+// for screenshots, over switches queued up before it starts, and returns
+// the world-log lines it wrote ("app: text").
+func glanceAll(t *testing.T, capt Capturer, sws ...screen.Switch) []string {
+	t.Helper()
 	ctx := context.Background()
 	st, err := store.OpenDir(ctx, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	switches := make(chan events.Event, 8)
-	for _, sw := range []screen.Switch{
-		{App: "Finder", Title: "Documents"},
-		{App: "KeePassXC", Excluded: true},
-		{App: "Calculator", Title: "Calculator"},
-		{App: "Notes", Title: "Groceries"},
-	} {
+	switches := make(chan events.Event, len(sws))
+	for _, sw := range sws {
 		switches <- events.Event{Type: events.AppSwitched, Data: sw}
 	}
 	close(switches)
@@ -96,6 +92,7 @@ func TestServiceGlancesOnlyAtTheLatestSwitch(t *testing.T) {
 		Store:    st,
 		Index:    index.New(st),
 		Switches: switches,
+		Capture:  capt,
 		Policy:   func(context.Context) (Policy, error) { return Policy{MaxPerHour: 4}, nil },
 		Models:   func(context.Context) (Models, bool) { return Models{}, false },
 		Propose:  func(context.Context, store.Nudge) error { t.Error("proposed a nudge"); return nil },
@@ -109,6 +106,19 @@ func TestServiceGlancesOnlyAtTheLatestSwitch(t *testing.T) {
 	if err := svc.Run(ctx); err != nil {
 		t.Fatal(err)
 	}
+	return lines
+}
+
+// TestServiceGlancesOnlyAtTheLatestSwitch: switches that queued up while a
+// glance ran are logged as passed over, and only the window in front now
+// is glanced at; excluded windows are never glanced at.
+func TestServiceGlancesOnlyAtTheLatestSwitch(t *testing.T) {
+	lines := glanceAll(t, nil,
+		screen.Switch{App: "Finder", Title: "Documents"},
+		screen.Switch{App: "KeePassXC", Excluded: true},
+		screen.Switch{App: "Calculator", Title: "Calculator"},
+		screen.Switch{App: "Notes", Title: "Groceries"},
+	)
 	want := []string{
 		"Finder: silent: moved on to another window (gate)",
 		"Calculator: silent: moved on to another window (gate)",
