@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -32,7 +35,10 @@ const mailUsage = `usage:
   spirit mail add gmail --client-id ID [--client-secret S] [--address ADDR…]
   spirit mail add mbox|maildir PATH --address ADDR…                    (Thunderbird, archives)
                                    (--address again, or a comma-separated list, for your aliases)
-  spirit mail list
+  spirit mail edit ID [--name NAME] [--address ADDR…]                 (all your addresses at the account)
+  spirit mail edit ID [--add-address ADDR…] [--remove-address ADDR…]  (add or remove aliases)
+                                   (the account's own address stays; mail already indexed is not downloaded again)
+  spirit mail list                                                    (accounts with their addresses)
   spirit mail sync [ID]
   spirit mail search [--sender S] [--subject S] [WORDS…]
   spirit mail remove ID                                               (deletes its indexed mail)`
@@ -125,6 +131,8 @@ func runMail(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	switch sub {
 	case "add":
 		return mailAdd(ctx, rest, stdout, stderr)
+	case "edit":
+		return mailEdit(ctx, rest, stdout, stderr)
 	case "list", "sync", "search", "remove":
 	default:
 		fmt.Fprintln(stderr, mailUsage)
@@ -488,4 +496,135 @@ func openBrowser(url string) {
 		cmd = exec.Command("xdg-open", url)
 	}
 	_ = cmd.Start()
+}
+
+// mailEditArgs are `spirit mail edit`'s changes, read and checked.
+type mailEditArgs struct {
+	id   int64
+	name *string // nil: keep the name
+	// addresses, when set, are all the lawyer's addresses at the account
+	// (its own address stays whether listed or not); add and remove
+	// change the aliases instead.
+	addresses   []string
+	setAll      bool
+	add, remove []string
+}
+
+// parseMailEdit reads `spirit mail edit`'s arguments. Every address is
+// checked here, so a typo changes nothing; a problem is said on stderr
+// and returned as errUsage.
+func parseMailEdit(args []string, stderr io.Writer) (mailEditArgs, string, error) {
+	fs, dataDir := flags("mail edit", stderr)
+	fs.Usage = func() { fmt.Fprintln(stderr, mailUsage) }
+	name := fs.String("name", "", "a new name for the account")
+	var all, add, remove addressFlag
+	fs.Var(&all, "address", "all your addresses at this account; repeat it or give a comma-separated list")
+	fs.Var(&add, "add-address", "an alias to add; repeat it or give a comma-separated list")
+	fs.Var(&remove, "remove-address", "an alias to remove; repeat it or give a comma-separated list")
+	pos, err := parse(fs, args, 1)
+	if err != nil {
+		return mailEditArgs{}, "", err
+	}
+	usage := func(format string, a ...any) (mailEditArgs, string, error) {
+		fmt.Fprintf(stderr, "spirit: "+format+"\n", a...)
+		return mailEditArgs{}, "", errUsage
+	}
+	var e mailEditArgs
+	if e.id, err = accountArg(pos); err != nil || e.id <= 0 {
+		return usage("mail edit needs an account id (see spirit mail list)")
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if given["name"] {
+		if strings.TrimSpace(*name) == "" {
+			return usage("--name: an account needs a name")
+		}
+		n := strings.TrimSpace(*name)
+		e.name = &n
+	}
+	if given["address"] && (given["add-address"] || given["remove-address"]) {
+		return usage("give either --address (all your addresses at the account) or --add-address/--remove-address, not both")
+	}
+	for _, f := range []struct {
+		flag string
+		in   addressFlag
+		out  *[]string
+	}{{"address", all, &e.addresses}, {"add-address", add, &e.add}, {"remove-address", remove, &e.remove}} {
+		if *f.out, err = accounts.ParseAddresses(f.in...); err != nil {
+			return usage("--%s: %v", f.flag, err)
+		}
+		if given[f.flag] && len(*f.out) == 0 {
+			return usage("--%s needs an address", f.flag)
+		}
+	}
+	e.setAll = given["address"]
+	for _, a := range e.add {
+		if slices.Contains(e.remove, a) {
+			return usage("%s is both added and removed: give it once", a)
+		}
+	}
+	if e.name == nil && !e.setAll && len(e.add) == 0 && len(e.remove) == 0 {
+		return usage("nothing to change: give --name, --address, --add-address or --remove-address")
+	}
+	return e, *dataDir, nil
+}
+
+// apply makes e's changes to a, the account as stored. Removing the
+// account's own address, or one it does not have, is refused: it would
+// say the lawyer meant another account or another address.
+func (e mailEditArgs) apply(a *index.Account) error {
+	if e.name != nil {
+		// Last: an error below names the account as the lawyer knows it.
+		defer func() { a.Name = *e.name }()
+	}
+	if e.setAll {
+		a.Aliases = e.addresses
+		return nil
+	}
+	own := strings.ToLower(a.Address)
+	for _, r := range e.remove {
+		if r == own {
+			return fmt.Errorf("%s is the account's own address and stays; only its other addresses can be removed", r)
+		}
+		i := slices.IndexFunc(a.Aliases, func(s string) bool { return strings.EqualFold(s, r) })
+		if i < 0 {
+			return fmt.Errorf("%s is not one of the addresses of %s (%s)", r, a.Name, strings.Join(a.Addresses(), ", "))
+		}
+		a.Aliases = slices.Delete(a.Aliases, i, i+1)
+	}
+	a.Aliases = append(a.Aliases, e.add...)
+	return nil
+}
+
+// mailEdit changes an account's name and addresses. Nothing is synced
+// again: who wrote a message is decided when it is read, from the
+// addresses stored then, so past replies from a new alias count at once.
+func mailEdit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	e, dataDir, err := parseMailEdit(args, stderr)
+	if err != nil {
+		return err
+	}
+	quiet(stderr)
+	env, err := openMail(ctx, dataDir, false)
+	if err != nil {
+		return err
+	}
+	defer env.st.Close()
+	a, err := env.ix.UpdateAccount(ctx, e.id, e.apply)
+	if errors.Is(err, store.ErrNotFound) {
+		fmt.Fprintf(stderr, "spirit: there is no mail account %d; `spirit mail list` shows the accounts and their numbers\n", e.id)
+		return errProblems
+	}
+	if err != nil {
+		return err
+	}
+	addrs := a.Addresses()
+	if len(addrs) > 0 {
+		addrs[0] += " (its own address)"
+	}
+	fmt.Fprintf(stdout, "Updated %s (account %d): %s.\n", a.Name, a.ID, strings.Join(addrs, ", "))
+	if len(a.Addresses()) > 0 {
+		fmt.Fprintln(stdout, "Mail you sent from these addresses counts as yours, in mail already indexed too.")
+	}
+	return nil
 }

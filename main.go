@@ -43,7 +43,7 @@ Usage:
   spirit model list               show the speech models and which are installed
   spirit model download [NAME]    download a speech model (tiny.en, base.en, small.en)
   spirit provider set|show|test    the model provider (optional; keys go to the keychain)
-  spirit mail add|list|sync|search|remove
+  spirit mail add|list|edit|sync|search|remove
                                   mail accounts and the local mail index (spirit mail for help)
   spirit agents list|show ID|cancel ID
                                   the task agents: what they do, their history; stop one

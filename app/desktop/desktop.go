@@ -63,6 +63,7 @@ type Core interface {
 	MailAccounts(ctx context.Context) (app.MailAccounts, error)
 	AddMailAccount(ctx context.Context, a index.Account, credentials func(context.Context) (accounts.Credentials, error)) (index.Account, error)
 	RemoveMailAccount(ctx context.Context, id int64) error
+	EditMailAccount(ctx context.Context, id int64, change func(*index.Account) error) (index.Account, error)
 	SyncMailNow()
 
 	// Settings' Model provider page.

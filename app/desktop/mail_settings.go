@@ -91,13 +91,15 @@ func (v *mailView) show(as []index.Account, stats index.Stats, errs map[int64]st
 		}
 		info.Wrapping = fyne.TextWrapWord
 		remove := widget.NewButtonWithIcon("Remove", theme.DeleteIcon(), func() { v.remove(a) })
+		edit := widget.NewButtonWithIcon(editAddressesLabel, theme.DocumentCreateIcon(), func() { v.editAddresses(a) })
+		buttons := container.NewHBox(edit, remove)
 		box := container.NewVBox(title, info)
 		if addrs := a.Addresses(); len(addrs) > 0 {
 			// The aliases too: a missing one makes replies from it look
 			// like someone else's.
 			box = container.NewVBox(title, widget.NewLabel(strings.Join(addrs, ", ")), info)
 		}
-		v.rows.Add(container.NewBorder(nil, nil, nil, remove, box))
+		v.rows.Add(container.NewBorder(nil, nil, nil, buttons, box))
 		v.rows.Add(widget.NewSeparator())
 	}
 	v.rows.Refresh()
@@ -129,8 +131,14 @@ func (v *mailView) remove(a index.Account) {
 	}, v.w)
 }
 
-// run does slow account work off the main thread and reports the result.
+// run does slow account work off the main thread and reports the result;
+// mail is synced after it.
 func (v *mailView) run(busy string, work func(ctx context.Context) error) {
+	v.do(busy, "Done.", true, work)
+}
+
+// do is run that says done when work succeeds, and syncs only if sync.
+func (v *mailView) do(busy, done string, sync bool, work func(ctx context.Context) error) {
 	v.status.SetText(busy)
 	go func() {
 		ctx, cancel := context.WithTimeout(v.g.ctx, 10*time.Minute)
@@ -141,8 +149,10 @@ func (v *mailView) run(busy string, work func(ctx context.Context) error) {
 				v.status.SetText("")
 				dialog.ShowError(err, v.w)
 			} else {
-				v.status.SetText("Done.")
-				v.g.core.SyncMailNow()
+				v.status.SetText(done)
+				if sync {
+					v.g.core.SyncMailNow()
+				}
 			}
 			v.reload()
 		})
@@ -314,4 +324,72 @@ func (v *mailView) addresses(a index.Account, text string) (index.Account, bool)
 		a.Name = a.Address
 	}
 	return a, true
+}
+
+const editAddressesLabel = "Addresses…"
+
+// aliasesText is the aliases as the lawyer edits them: one a line.
+func aliasesText(a index.Account) string {
+	addrs := a.Addresses()
+	if len(addrs) < 2 {
+		return ""
+	}
+	return strings.Join(addrs[1:], "\n")
+}
+
+// parseAliases reads the aliases typed one a line or separated by commas;
+// an entry that is not an address is named.
+func parseAliases(text string) ([]string, error) {
+	return accounts.ParseAddresses(strings.Split(text, "\n")...)
+}
+
+// editAddresses lets the lawyer rename an account and change its other
+// addresses, checked as they are typed; the account's own address stays.
+// Nothing is downloaded again: past replies from an added alias count as
+// the lawyer's at once.
+func (v *mailView) editAddresses(a index.Account) {
+	name := widget.NewEntry()
+	name.SetText(a.Name)
+	name.Validator = func(s string) error {
+		if strings.TrimSpace(s) == "" {
+			return errors.New("the account needs a name")
+		}
+		return nil
+	}
+	own := a.Address
+	if own == "" {
+		own = "none yet: the first address below becomes it"
+	}
+	aliases := widget.NewMultiLineEntry()
+	aliases.SetPlaceHolder("alias@firm.com\nyou@firm.org")
+	aliases.SetMinRowsVisible(4)
+	aliases.SetText(aliasesText(a))
+	aliases.Validator = func(s string) error { _, err := parseAliases(s); return err }
+	aliasItem := widget.NewFormItem("Other addresses", aliases)
+	aliasItem.HintText = "every other address you send from at this account, one a line or separated by commas"
+	items := []*widget.FormItem{
+		widget.NewFormItem("Name", name),
+		widget.NewFormItem("Your address", widget.NewLabel(own)),
+		aliasItem,
+	}
+	dialog.ShowForm("Addresses of “"+a.Name+"”", "Save", "Cancel", items, func(ok bool) {
+		if !ok {
+			return
+		}
+		// Checked again: the form's check only disables the button.
+		list, err := parseAliases(aliases.Text)
+		if err != nil {
+			dialog.ShowError(err, v.w)
+			return
+		}
+		n := strings.TrimSpace(name.Text)
+		v.do("Saving…", "Saved. Mail you sent from these addresses counts as yours, in mail already indexed too.", false,
+			func(ctx context.Context) error {
+				_, err := v.g.core.EditMailAccount(ctx, a.ID, func(acc *index.Account) error {
+					acc.Name, acc.Aliases = n, list
+					return nil
+				})
+				return err
+			})
+	}, v.w)
 }
