@@ -13,6 +13,7 @@ import (
 
 	"github.com/spirit-app/spirit/agents/glance"
 	"github.com/spirit-app/spirit/platform"
+	"github.com/spirit-app/spirit/voice/commit"
 	"github.com/spirit-app/spirit/voice/intent"
 	"github.com/spirit-app/spirit/voice/model"
 )
@@ -105,8 +106,11 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "glance" {
 		return runEvalGlance(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "ambient" {
+		return runEvalAmbient(args[1:], stdout, stderr)
+	}
 	usage := func() error {
-		fmt.Fprintln(stderr, "spirit: usage: spirit eval intents FILE | spirit eval glance DIR [--json] [--provider none|URL [--protocol openai|anthropic] [--model NAME]]")
+		fmt.Fprintln(stderr, "spirit: usage: spirit eval intents FILE | spirit eval ambient FILE [--json] | spirit eval glance DIR [--json] [--provider none|URL [--protocol openai|anthropic] [--model NAME]]")
 		return errUsage
 	}
 	if len(args) == 0 || args[0] != "intents" {
@@ -127,6 +131,35 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	}
 	defer f.Close()
 	_, failed, err := intent.Eval(f, stdout)
+	if err != nil {
+		return err
+	}
+	if failed > 0 {
+		return errProblems
+	}
+	return nil
+}
+
+// runEvalAmbient runs the commitment cases of FILE (ambient.jsonl format)
+// through the commitment detector.
+func runEvalAmbient(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("eval ambient", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	jsonOut := fs.Bool("json", false, "one JSON object per case, then the summary line")
+	pos, err := parse(fs, args, 1)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, "spirit: usage: spirit eval ambient FILE [--json]")
+		return errUsage
+	}
+	f, err := os.Open(pos[0])
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, failed, err := commit.Eval(f, stdout, *jsonOut)
 	if err != nil {
 		return err
 	}

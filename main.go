@@ -48,6 +48,7 @@ Usage:
   spirit agents list|show ID|cancel ID
                                   the task agents: what they do, their history; stop one
   spirit eval intents FILE        run spoken-command cases (JSON lines) and report
+  spirit eval ambient FILE [--json] run commitment cases (JSON lines) and report
   spirit eval glance DIR [--json] run glance cases (DIR/glance/<case>/) and report
   spirit version                  print the version
 
