@@ -19,6 +19,7 @@ require (
 	github.com/openai/openai-go/v3 v3.96.0
 	github.com/otiai10/gosseract/v2 v2.4.1
 	github.com/pressly/goose/v3 v3.26.0
+	github.com/robfig/cron/v3 v3.0.1
 	github.com/zalando/go-keyring v0.2.8
 	go.uber.org/goleak v1.3.0
 	golang.org/x/image v0.47.0
