@@ -123,7 +123,8 @@ func TestBubbleKindsOnScreen(t *testing.T) {
 	// The bubble is gone and the keyboard is back in the lawyer's window.
 	work.waitFocused(t, ctx)
 
-	// 2. An approval with the full draft, then a plain nudge, which waits.
+	// 2. An approval with the full draft (it opens whole), then a plain
+	// nudge, which waits.
 	body := "Hi Marcy,\n\nThanks for sending the SNDA for Brooklyn Gardens. We have reviewed it and are fine with " +
 		"sections 1 through 6. On section 7, the tenant needs the non-disturbance covenant to survive a foreclosure " +
 		"sale; please see our proposed language attached.\n\nBest regards,\nDana Whitfield"
@@ -170,10 +171,18 @@ func TestBubbleKindsOnScreen(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the plain nudge is not the only one open: %v", err)
 	}
-	pb := show("plain", func(r image.Rectangle) bool { return r.Dy() > 160 && r.Dy() < 260 })
+	// A notice opens as one line beside the orb, without the focus.
+	line := waitCompact(t, ctx, d, work, beside)
+	t.Logf("plain notice: one line at %v", line.Rect)
 
-	// The nudge hotkey gives the bubble the keyboard without a click.
+	// The nudge hotkey opens it whole and gives it the keyboard without a click.
 	xdo(t, ctx, d, "key", "ctrl+alt+space")
+	pb, err := d.disp.WaitWindow(ctx, "Spirit nudge", func(w xtest.WindowInfo) bool {
+		return beside(w) && w.Rect.Dy() > 160 && w.Rect.Dy() < 260
+	})
+	if err != nil {
+		t.Fatalf("Ctrl+Alt+Space never opened the plain bubble beside the orb: %v\n%s", err, p.Output())
+	}
 	err = xtest.Poll(ctx, func() (bool, error) {
 		a, err := work.active()
 		return a == pb.ID, err
@@ -268,4 +277,234 @@ func copyShot(from, to string) error {
 		return err
 	}
 	return out.Close()
+}
+
+// compactMaxPx tells the bubble's one line from the whole bubble on screen.
+const compactMaxPx = 60
+
+// waitCompact waits for the bubble's one line where says, drawn, and checks
+// the lawyer's window kept the focus. The window is read again on every
+// look: it maps before the toolkit gives it its size.
+func waitCompact(t *testing.T, ctx context.Context, d *desk, work *focusedWindow, where func(xtest.WindowInfo) bool) xtest.WindowInfo {
+	t.Helper()
+	var b xtest.WindowInfo
+	var seen []xtest.WindowInfo
+	colours := 0
+	err := xtest.Poll(ctx, func() (bool, error) {
+		ws, err := d.disp.FindWindows("Spirit nudge")
+		if err != nil {
+			return false, err
+		}
+		seen = ws
+		for _, w := range ws {
+			if w.Viewable && w.Rect.Dy() >= 20 && w.Rect.Dy() <= compactMaxPx && w.Rect.Dx() >= 100 && where(w) {
+				img, err := d.disp.Screenshot()
+				if err != nil {
+					return false, err
+				}
+				b, colours = w, distinctColours(img, w.Rect)
+				return colours >= 40, nil // antialiased text; a blank frame has a few
+			}
+		}
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("no one-line bubble with its text drawn (last %+v, %d colours): %v", seen, colours, err)
+	}
+	if a, err := work.active(); err != nil || a != work.win {
+		t.Fatalf("the one-line bubble took the focus: active %d (%v), want the lawyer's %d", a, err, work.win)
+	}
+	return b
+}
+
+// messagePage is a message as a mail window shows it: a header, then long
+// lines of text from the top left down to the middle of the window.
+func messagePage(t *testing.T, w, h int) *image.RGBA {
+	t.Helper()
+	lines := []textLine{
+		{"RE: SNDA – Brooklyn Gardens", 22},
+		{"Marcy Howard <marcy@howardlaw.com>   to Dana Whitfield   Tue 10:42", 15},
+	}
+	body := "Dana, following up on the SNDA for Brooklyn Gardens: the lender still wants the non-disturbance covenant in §4.2(b) to lapse on a foreclosure sale, "
+	for i := range 16 {
+		lines = append(lines, textLine{fmt.Sprintf("%2d  %s", i+1, body), 15})
+	}
+	return textPage(t, w, h, lines...)
+}
+
+// inkBounds is the smallest rectangle holding every non-white pixel of img.
+func inkBounds(img image.Image) image.Rectangle {
+	var r image.Rectangle
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if cr, cg, cb, _ := img.At(x, y).RGBA(); cr < 0xf000 || cg < 0xf000 || cb < 0xf000 {
+				r = r.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	return r
+}
+
+func area(r image.Rectangle) int { return r.Dx() * r.Dy() }
+
+// TestBubbleStaysOffTheMessage: over a maximised message window a glance
+// shows as one line at the orb's edge, in the corner where the message has
+// no text, not over the right side of its lines as the whole bubble beside
+// the orb did. Pointing at the line opens the whole bubble from there; it
+// folds back once the pointer leaves, unless something was typed in it.
+func TestBubbleStaysOffTheMessage(t *testing.T) {
+	d := newDesk(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	dataDir := t.TempDir()
+	shots := newBubbleShots(t)
+
+	wa, err := d.disp.WorkArea()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const title = "RE: SNDA – Brooklyn Gardens - Reading"
+	page := messagePage(t, wa.Dx(), wa.Dy())
+	msg := mailWindow(t, ctx, d.disp, title, "", wa, page)
+	p := d.start(t, ctx, dataDir, nil)
+	item, err := d.host.WaitItem(ctx)
+	if err != nil {
+		t.Fatalf("tray: %v\n%s", err, p.Output())
+	}
+	orb := d.waitOrb(t, ctx, dockedAt(wa))
+	msg.waitFocused(t, ctx)
+	ws, err := d.disp.FindWindows(title)
+	if err != nil || len(ws) != 1 {
+		t.Fatalf("message window: %+v, %v", ws, err)
+	}
+	frame := ws[0].Frame.Intersect(image.Rect(0, 0, d.disp.Width, d.disp.Height))
+	text := inkBounds(page).Add(ws[0].Rect.Min).Intersect(frame) // the lines the lawyer reads
+	t.Logf("message window frame %v, its text %v, orb %v", frame, text, orb.Rect)
+
+	c := apiClient(t, ctx, dataDir)
+	// A glance is about the message in front when it shows; raised through
+	// the API before Spirit saw the message window, it would fold back as
+	// soon as Spirit did.
+	waitWorld(t, ctx, c, fmt.Sprintf("switched to %q", title))
+	n, err := c.Notify(ctx, api.NewNudge{Kind: "glance",
+		Message: "Marcy Howard is waiting on your reply about SNDA – Brooklyn Gardens. Draft a reply?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// One line, off the text, inside the work area.
+	line := waitCompact(t, ctx, d, msg, func(xtest.WindowInfo) bool { return true })
+	if img, err := d.disp.Screenshot(); err == nil {
+		shots.save("compact", img)
+	}
+	if line.Rect.Overlaps(text) {
+		t.Errorf("the one-line bubble %v covers the message's text %v", line.Rect, text)
+	}
+	if !line.Rect.In(wa) {
+		t.Errorf("the one-line bubble %v is not inside the work area %v", line.Rect, wa)
+	}
+	if line.Rect.Overlaps(orb.Rect) {
+		t.Errorf("the one-line bubble %v covers the orb %v", line.Rect, orb.Rect)
+	}
+
+	// Pointing at it opens the whole bubble, grown from the line, without
+	// taking the focus.
+	at := line.Rect.Min.Add(image.Pt(line.Rect.Dx()/2, line.Rect.Dy()/2))
+	xdo(t, ctx, d, "mousemove", fmt.Sprint(at.X), fmt.Sprint(at.Y))
+	full, err := d.disp.WaitWindow(ctx, "Spirit nudge", func(w xtest.WindowInfo) bool {
+		return w.Viewable && w.Rect.Dy() > 120
+	})
+	if err != nil {
+		t.Fatalf("pointing at the line never opened the bubble: %v\n%s", err, p.Output())
+	}
+	if !at.In(full.Rect) {
+		t.Errorf("the open bubble %v moved from under the pointer at %v", full.Rect, at)
+	}
+	if !line.Rect.In(full.Rect) {
+		t.Errorf("the open bubble %v did not grow from its line %v", full.Rect, line.Rect)
+	}
+	if a, err := msg.active(); err != nil || a != msg.win {
+		t.Errorf("pointing at the bubble took the focus: active %d (%v), want the message window %d", a, err, msg.win)
+	}
+	if img, err := d.disp.Screenshot(); err == nil {
+		shots.save("open", img)
+	}
+
+	// Before: the whole bubble sat left of the orb, centred on it.
+	midY := (orb.Rect.Min.Y + orb.Rect.Max.Y) / 2
+	before := image.Rect(orb.Rect.Min.X-8-full.Rect.Dx(), midY-full.Rect.Dy()/2, orb.Rect.Min.X-8, midY-full.Rect.Dy()/2+full.Rect.Dy())
+	if !before.Overlaps(text) {
+		t.Fatalf("test setup: the old place %v would not cover the text %v either", before, text)
+	}
+	coverText := func(r image.Rectangle) int { return area(r.Intersect(text)) }
+	coverWin := func(r image.Rectangle) int { return area(r.Intersect(frame)) }
+	if got, old := coverText(full.Rect), coverText(before); got >= old {
+		t.Errorf("the open bubble covers %d px² of text, want less than the %d px² the old place covered", got, old)
+	}
+	t.Logf("sizes: one line %dx%d px, whole %dx%d px", line.Rect.Dx(), line.Rect.Dy(), full.Rect.Dx(), full.Rect.Dy())
+	t.Logf("before: whole bubble beside the orb at %v covers %d px² of the window, %d px² of its text", before, coverWin(before), coverText(before))
+	t.Logf("after: one line at %v covers %d px² of the window, %d px² of its text; opened at %v: %d px² and %d px²",
+		line.Rect, coverWin(line.Rect), coverText(line.Rect), full.Rect, coverWin(full.Rect), coverText(full.Rect))
+
+	// The pointer leaves: back to the line, where it was.
+	xdo(t, ctx, d, "mousemove", "300", "300")
+	back := waitCompact(t, ctx, d, msg, func(xtest.WindowInfo) bool { return true })
+	if back.Rect != line.Rect {
+		t.Errorf("folded back to %v, want the line's place %v", back.Rect, line.Rect)
+	}
+
+	// Typed text is never lost: open it, click into it, type, leave it
+	// and go back to the message; it stays open with the text.
+	xdo(t, ctx, d, "mousemove", fmt.Sprint(at.X), fmt.Sprint(at.Y))
+	full, err = d.disp.WaitWindow(ctx, "Spirit nudge", func(w xtest.WindowInfo) bool {
+		return w.Viewable && w.Rect.Dy() > 120
+	})
+	if err != nil {
+		t.Fatalf("pointing at the line again never opened the bubble: %v", err)
+	}
+	focusBubble := func() {
+		t.Helper()
+		click(t, d.disp, full.Rect.Min.Add(image.Pt(24, 10)))
+		err := xtest.Poll(ctx, func() (bool, error) {
+			a, err := msg.active()
+			return a == full.ID, err
+		})
+		if err != nil {
+			t.Fatalf("clicked bubble %d never got the focus: %v\n%s", full.ID, err, p.Output())
+		}
+	}
+	focusBubble()
+	xdo(t, ctx, d, "type", "--delay", "15", "after lunch")
+	xdo(t, ctx, d, "mousemove", "300", "300")
+	if err := d.disp.Activate(ctx, msg.win); err != nil {
+		t.Fatal(err)
+	}
+	msg.waitFocused(t, ctx)
+	// The pointer watch looks every 150 ms and folds after 400 ms away: a
+	// bubble that would fold does so well within this span.
+	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		bs, err := d.disp.FindWindows("Spirit nudge")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(bs) != 1 || !bs[0].Viewable || bs[0].Rect.Dy() <= compactMaxPx {
+			t.Fatalf("the bubble with typed text folded or went: %+v", bs)
+		}
+	}
+	focusBubble()
+	xdo(t, ctx, d, "key", "Escape")
+	err = xtest.Poll(ctx, func() (bool, error) {
+		es, err := c.World(ctx, 0, 1000)
+		for _, e := range es {
+			if e.Identifier == fmt.Sprintf("nudge-%d", n.ID) && e.Text == "dismiss: after lunch" {
+				return true, nil
+			}
+		}
+		return false, err
+	})
+	if err != nil {
+		t.Fatalf("the typed text never came back with the answer: %v\n%s", err, p.Output())
+	}
+	quitFromTray(t, ctx, item, p)
 }

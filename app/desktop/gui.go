@@ -78,6 +78,7 @@ type gui struct {
 	waitingItem   *fyne.MenuItem  // "Waiting for you (N)…", atop the menu while N > 0
 	bubbleXID     uint32          // guarded by mu, for the focus watcher
 	bubbleFocusOK bool            // guarded by mu: the bubble may keep the keyboard
+	form          bubbleForm      // the bubble's form and place on screen
 
 	// What the orb shows besides nudges; main thread only (see updateOrb).
 	hearing bool // speech is being heard now
@@ -296,9 +297,7 @@ func (g *gui) dockOrb() {
 	if g.panel != nil && g.panelShown() {
 		g.placeBeside(g.panel, p, sz)
 	}
-	if g.bubbleWin != nil {
-		g.placeBeside(g.bubbleWin, p, sz)
-	}
+	g.placeBubble()
 }
 
 // placeBeside puts w left of the orb at orbPos, centred on it and kept inside
@@ -388,6 +387,7 @@ func (g *gui) rootChanged(ev platform.RootEvent) {
 		g.mu.Lock()
 		g.lastOther = active
 		g.mu.Unlock()
+		fyne.Do(g.activeChanged) // the bubble moves off the lawyer's new window
 	}
 }
 

@@ -3,7 +3,10 @@ package desktop
 import (
 	"context"
 	"errors"
+	"image"
+	"math"
 	"os"
+	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -38,6 +41,8 @@ func buildPrompt(n store.Nudge, now time.Time) (widgets.Prompt, error) {
 	p := widgets.Prompt{Title: spec.Title, Message: n.Message, Cancel: nudge.Dismiss,
 		Choices: spec.Choices, Placeholder: spec.Placeholder, NoDefault: spec.NoDefault}
 	switch n.Kind {
+	case nudge.KindGlance:
+		p.Summary = glanceSummary(n.Message)
 	case nudge.KindReminderWhen:
 		for _, q := range reminders.QuickTimes(now) {
 			p.Choices = append(p.Choices, widgets.Choice{ID: nudge.AtChoice(q.At), Label: q.Label})
@@ -85,6 +90,23 @@ func buildPrompt(n store.Nudge, now time.Time) (widgets.Prompt, error) {
 	return p, nil
 }
 
+// glanceWaiting is how the glance words a message waiting on the lawyer's
+// reply (agents/glance, waitingMessage): "<sender> is waiting on your reply
+// about <subject>. Draft a reply?".
+var glanceWaiting = regexp.MustCompile(`^(.+?) is waiting on your reply about (.+?)\.? Draft a reply\?$`)
+
+// glanceSummary is the one line of a compact glance bubble: who and what,
+// as an inbox shows a message ("Marcy Howard: SNDA – Brooklyn Gardens"),
+// short enough to read whole at the screen's edge. A message worded
+// otherwise (by a model) gives "", its first sentence then.
+func glanceSummary(message string) string {
+	m := glanceWaiting.FindStringSubmatch(strings.TrimSpace(message))
+	if m == nil {
+		return ""
+	}
+	return m[1] + ": " + m[2]
+}
+
 // onlyDeny keeps the approval's Dismiss button (labelled Deny).
 func onlyDeny(cs []widgets.Choice) []widgets.Choice {
 	for _, c := range cs {
@@ -104,6 +126,60 @@ func without(cs []widgets.Choice, id string) []widgets.Choice {
 		}
 	}
 	return out
+}
+
+// opensExpanded says whether a nudge's bubble opens whole rather than as
+// one line at the edge: when someone waits on the lawyer (a question back
+// from a running task, an approval, a task stuck and asking for help), or
+// the lawyer waits on Spirit (a reminder that fell due, the answers to a
+// reminder they just asked for). A glance at an email, a notice and a
+// finished task open as one line, over as little of the lawyer's work as
+// can be.
+func opensExpanded(kind string) bool {
+	switch kind {
+	case nudge.KindReminder, nudge.KindReminderConfirm, nudge.KindReminderWhen, nudge.KindReminderList:
+		return true
+	}
+	return nudge.Important(kind)
+}
+
+// pointerGrace is how long the pointer must stay off an open bubble before
+// it folds back: a pointer that slips over the edge and back keeps it open.
+const pointerGrace = 400 * time.Millisecond
+
+// pointerPoll is how often the pointer is looked at while a bubble is open.
+const pointerPoll = 150 * time.Millisecond
+
+// formState is what decides whether an open bubble folds back to its line.
+type formState struct {
+	hovered   bool          // the pointer has been over the bubble since it opened
+	pointerIn bool          // the pointer is over it now
+	outFor    time.Duration // how long the pointer has been off it
+	typed     bool          // text in its box, or its body open for editing
+	hasKeys   bool          // its window has the keyboard
+}
+
+// foldsBack says whether the open bubble goes back to its line: once the
+// pointer that opened it (or came over it) has left it a moment, unless
+// the lawyer typed in it (never lose typed text) or it has the keyboard
+// (the lawyer clicked into it to answer). A bubble that opened whole and
+// was never pointed at stays whole.
+func foldsBack(s formState) bool {
+	return s.hovered && !s.pointerIn && s.outFor >= pointerGrace && !s.typed && !s.hasKeys
+}
+
+// bubbleForm is the bubble's form and place on screen; main thread only.
+type bubbleForm struct {
+	spot      spot // where the bubble sits and how it grows; valid when placed
+	placed    bool
+	hovered   bool          // the pointer has been over the open bubble
+	pointerIn bool          // the pointer is over it, at the last look
+	outSince  time.Time     // when the pointer left it; zero while over it
+	outFor    time.Duration // how long the pointer has been off it, at the last look
+	stopWatch func()        // ends the pointer watch; nil when none runs
+
+	disp   *platform.Display // reads the window in front and the monitors; nil until needed
+	noDisp bool              // it could not be opened
 }
 
 // shorten cuts s to at most n runes, marking the cut.
@@ -135,7 +211,7 @@ func (g *gui) nudgeClosed(id int64) {
 func (g *gui) canShowBubble() bool { return g.orb != nil }
 
 // showBubble implements bubbleView: n in a new bubble, shown beside the
-// orb without taking the keyboard.
+// orb without taking the keyboard; compact unless its kind opens whole.
 func (g *gui) showBubble(n store.Nudge) {
 	p, err := buildPrompt(n, time.Now())
 	if err != nil {
@@ -143,13 +219,21 @@ func (g *gui) showBubble(n store.Nudge) {
 	}
 	var b *widgets.Bubble
 	b = widgets.NewBubble(p, func(a widgets.Answer) { g.answer(n.ID, a) })
+	b.SetCompact(!opensExpanded(n.Kind))
 	b.OnInteract = func() { g.bubbleInteract(b) }
-	b.OnResize = func() {
+	b.OnHover = func() {
 		if g.bubble == b {
-			g.fitBubble()
-			g.placeBubble()
+			g.form.hovered, g.form.pointerIn = true, true
+			g.bubbles.looked()
 		}
 	}
+	b.OnResize = func() {
+		if g.bubble == b {
+			g.bubbleResized()
+		}
+	}
+	g.stopPointerWatch()
+	g.form = bubbleForm{disp: g.form.disp, noDisp: g.form.noDisp}
 	g.bubble = b
 	g.setBubbleFocus(false)
 	g.createBubbleWindow()
@@ -157,10 +241,24 @@ func (g *gui) showBubble(n store.Nudge) {
 	g.bubbleWin.Canvas().SetOnTypedKey(b.TypedKey)
 	g.fitBubble()
 	g.showBubbleWindow()
+	g.followPointer()
+}
+
+// bubbleResized fits and places the bubble after it opened, folded back to
+// its line or grew (the body opened for editing).
+func (g *gui) bubbleResized() {
+	if g.bubble.Compact() {
+		g.form.hovered, g.form.pointerIn, g.form.outSince, g.form.outFor = false, false, time.Time{}, 0
+	}
+	g.fitBubble()
+	g.placeBubble()
+	g.followPointer()
 }
 
 // hideBubble implements bubbleView.
 func (g *gui) hideBubble(hadKeys bool) {
+	g.stopPointerWatch()
+	g.form = bubbleForm{disp: g.form.disp, noDisp: g.form.noDisp}
 	g.bubble = nil
 	g.setBubbleFocus(false)
 	if g.bubbleWin != nil {
@@ -171,8 +269,14 @@ func (g *gui) hideBubble(hadKeys bool) {
 	}
 }
 
-// bubbleInUse implements bubbleView: the bubble's window is the active one.
+// bubbleInUse implements bubbleView: the bubble's window is the active one,
+// or the pointer is over it.
 func (g *gui) bubbleInUse() bool {
+	return g.bubble != nil && (g.form.pointerIn || g.bubbleHasKeys())
+}
+
+// bubbleHasKeys says the bubble's window has the keyboard.
+func (g *gui) bubbleHasKeys() bool {
 	if g.desk == nil {
 		return false
 	}
@@ -255,7 +359,7 @@ func (g *gui) prepareBubbleWindow() {
 // only once laid out at the bubble's width, so lay out until it settles.
 func (g *gui) fitBubble() {
 	b := g.bubble
-	g.bubbleWin.Resize(fyne.NewSize(widgets.BubbleWidth, b.MinSize().Height))
+	g.bubbleWin.Resize(b.MinSize())
 	for range 3 {
 		min := b.MinSize()
 		g.bubbleWin.Resize(min)
@@ -292,25 +396,218 @@ func (g *gui) showBubbleWindow() {
 	}
 }
 
-// placeBubble puts the bubble left of the orb, centred on it, inside the
-// work area. Its size is the one just asked for, not the X window's, which
-// lags behind a resize: placed by the old size the bubble would jump.
+// placeBubble puts the bubble at the edge by the orb where it covers least
+// of the lawyer's window (chooseSpot). A bubble that opened from its line
+// grows from where the line was (growFrom), so it stays under the pointer.
+// Its size is the one just asked for, not the X window's, which lags
+// behind a resize: placed by the old size the bubble would jump.
 func (g *gui) placeBubble() {
-	p, orb, ok := g.orbPos()
-	if !ok || g.bubble == nil {
+	if g.bubble == nil {
 		return
+	}
+	in, ok := g.placeInput()
+	if !ok {
+		return
+	}
+	// In screen pixels as the toolkit sizes the window: rounded up.
+	s, scale := g.bubble.MinSize(), g.bubbleWin.Canvas().Scale()
+	size := image.Pt(int(math.Ceil(float64(s.Width*scale))), int(math.Ceil(float64(s.Height*scale))))
+	var r image.Rectangle
+	if g.bubble.Compact() || !g.form.placed {
+		g.form.spot, g.form.placed = chooseSpot(in, size), true
+		r = g.form.spot.rect
+	} else {
+		r = growFrom(g.form.spot, size, in.area())
+	}
+	if dw, ok := g.bubbleWin.(desktop.Window); ok {
+		dw.RequestPosition(r.Min.X, r.Min.Y)
+	}
+	g.log.Debug("bubble placed", "rect", r.String(), "compact", g.bubble.Compact(),
+		"covers", overlap(r, in.active), "window", in.active.String())
+}
+
+// placeInput reads what the placement needs: the work area, the orb, the
+// monitors and the frame of the lawyer's window.
+func (g *gui) placeInput() (placeInput, bool) {
+	p, sz, ok := g.orbPos()
+	if !ok {
+		return placeInput{}, false
 	}
 	wa, err := g.desk.WorkArea()
 	if err != nil {
+		return placeInput{}, false
+	}
+	in := placeInput{work: wa, orb: image.Rectangle{Min: p, Max: p.Add(image.Pt(sz.W, sz.H))}}
+	disp := g.screenReader()
+	if disp == nil {
+		return in, true // beside the orb, as if no window were in front
+	}
+	ctx, cancel := context.WithTimeout(g.ctx, time.Second)
+	defer cancel()
+	if ms, err := disp.Monitors(ctx); err == nil {
+		in.monitors = ms
+	}
+	in.active = g.lawyersFrame(ctx, disp)
+	return in, true
+}
+
+// screenReader is a connection for reading windows and monitors, opened
+// the first time a bubble is placed and closed with the app; nil where it
+// cannot be opened.
+func (g *gui) screenReader() *platform.Display {
+	if g.form.disp != nil || g.form.noDisp {
+		return g.form.disp
+	}
+	d, err := platform.OpenDisplay("")
+	if err != nil {
+		g.log.Warn("cannot read the window in front: the bubble sits beside the orb", "err", err)
+		g.form.noDisp = true
+		return nil
+	}
+	g.form.disp = d
+	context.AfterFunc(g.ctx, func() { d.Close() })
+	return d
+}
+
+// lawyersFrame is the frame of the lawyer's window in front, or the one
+// they were in when a Spirit window has the keyboard; empty if unknown.
+func (g *gui) lawyersFrame(ctx context.Context, disp *platform.Display) image.Rectangle {
+	w, err := disp.Foreground(ctx)
+	if err == nil && w.ID != 0 && w.PID != os.Getpid() {
+		return w.Frame
+	}
+	g.mu.Lock()
+	prev := g.lastOther
+	g.mu.Unlock()
+	if prev == 0 {
+		return image.Rectangle{}
+	}
+	ws, err := disp.VisibleWindows(ctx)
+	if err != nil {
+		return image.Rectangle{}
+	}
+	for _, w := range ws {
+		if w.ID == uint64(prev) {
+			return w.Frame
+		}
+	}
+	return image.Rectangle{}
+}
+
+// activeChanged runs when the lawyer brings another window to the front.
+// A compact bubble moves to cover least of it; an open one that the
+// pointer has left folds back now that the keyboard left it too, unless
+// something was typed; one that opened whole and has not been touched
+// moves as a compact one does.
+func (g *gui) activeChanged() {
+	b := g.bubble
+	if b == nil {
 		return
 	}
-	s, scale := g.bubble.MinSize(), g.bubbleWin.Canvas().Scale()
-	w, h := int(s.Width*scale), int(s.Height*scale)
-	x := max(wa.Min.X, p.X-w-8)
-	y := max(wa.Min.Y, min(p.Y+orb.H/2-h/2, wa.Max.Y-h))
-	if dw, ok := g.bubbleWin.(desktop.Window); ok {
-		dw.RequestPosition(x, y)
+	if b.Compact() {
+		g.placeBubble()
+		return
 	}
+	if g.maybeFoldBack() {
+		return
+	}
+	if !g.form.hovered && !g.bubbles.engaged && !b.Typed() {
+		g.form.placed = false
+		g.placeBubble()
+	}
+}
+
+// openBubble opens the compact bubble whole: the lawyer answers to it
+// (the hotkey) or speaks to it.
+func (g *gui) openBubble() {
+	if g.bubble != nil {
+		g.bubble.SetCompact(false)
+	}
+}
+
+// followPointer watches the pointer while the bubble is open, to fold it
+// back once the pointer has left it; a compact bubble needs no watch.
+func (g *gui) followPointer() {
+	if g.bubble == nil || g.bubble.Compact() {
+		g.stopPointerWatch()
+		return
+	}
+	if g.form.stopWatch != nil || g.desk == nil || g.ctx == nil {
+		return
+	}
+	id := xid(g.bubbleWin)
+	if id == 0 {
+		return
+	}
+	ctx, cancel := context.WithCancel(g.ctx)
+	g.form.stopWatch = cancel
+	b := g.bubble
+	go func() {
+		p, err := openPointerProbe()
+		if err != nil {
+			g.log.Debug("no pointer watch: an open bubble stays open", "err", err)
+			return
+		}
+		defer p.close()
+		tick := time.NewTicker(pointerPoll)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			in, err := p.over(id)
+			if err != nil {
+				continue // the window is being remapped: look again
+			}
+			fyne.Do(func() { g.pointerAt(b, in, time.Now()) })
+		}
+	}()
+}
+
+func (g *gui) stopPointerWatch() {
+	if g.form.stopWatch != nil {
+		g.form.stopWatch()
+		g.form.stopWatch = nil
+	}
+}
+
+// pointerAt is where the pointer watch found the pointer: over bubble b or
+// not, at now.
+func (g *gui) pointerAt(b *widgets.Bubble, in bool, now time.Time) {
+	if g.bubble != b || b.Compact() {
+		return
+	}
+	if in {
+		if !g.form.hovered {
+			g.bubbles.looked()
+		}
+		g.form.hovered, g.form.pointerIn, g.form.outSince, g.form.outFor = true, true, time.Time{}, 0
+		return
+	}
+	g.form.pointerIn = false
+	if g.form.outSince.IsZero() {
+		g.form.outSince = now
+	}
+	g.form.outFor = now.Sub(g.form.outSince)
+	g.maybeFoldBack()
+}
+
+// maybeFoldBack folds the open bubble back to its line when foldsBack says
+// so, and reports whether it did.
+func (g *gui) maybeFoldBack() bool {
+	b := g.bubble
+	st := formState{hovered: g.form.hovered, pointerIn: g.form.pointerIn, outFor: g.form.outFor, typed: b.Typed()}
+	if !foldsBack(st) { // only then ask the X server who has the keyboard
+		return false
+	}
+	if st.hasKeys = g.bubbleHasKeys(); foldsBack(st) {
+		g.log.Debug("bubble folded back to its line: the pointer left it")
+		b.SetCompact(true)
+		return true
+	}
+	return false
 }
 
 // setBubbleFocus says whether the bubble may keep the keyboard: only after
@@ -348,6 +645,7 @@ func (g *gui) focusNudge() {
 	if !g.bubbles.bringForward() {
 		return
 	}
+	g.openBubble()
 	b := g.bubble
 	g.bubbleInteract(b)
 	if b.Editing() {

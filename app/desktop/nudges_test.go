@@ -126,3 +126,76 @@ func TestPromptForAgentKinds(t *testing.T) {
 		})
 	}
 }
+
+func TestOpensExpanded(t *testing.T) {
+	for _, tc := range []struct {
+		kind string
+		want bool
+	}{
+		{nudge.KindQuestion, true},        // a running task asks back
+		{nudge.KindApproval, true},        // a task waits for the go-ahead
+		{nudge.KindHelp, true},            // a task is stuck
+		{nudge.KindReminder, true},        // a reminder fell due
+		{nudge.KindReminderConfirm, true}, // the lawyer just asked for a reminder
+		{nudge.KindReminderWhen, true},
+		{nudge.KindReminderList, true},
+		{nudge.KindGlance, false}, // a proposal about the email on screen
+		{nudge.KindInfo, false},
+		{nudge.KindResult, false},
+		{"proposal", false}, // a kind raised through the local API
+	} {
+		t.Run(tc.kind, func(t *testing.T) {
+			if got := opensExpanded(tc.kind); got != tc.want {
+				t.Errorf("opensExpanded(%q) = %v, want %v", tc.kind, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestFoldsBack(t *testing.T) {
+	left := formState{hovered: true, outFor: pointerGrace}
+	for _, tc := range []struct {
+		name string
+		s    formState
+		want bool
+	}{
+		{"the pointer left a moment ago", left, true},
+		{"the pointer left long ago", formState{hovered: true, outFor: time.Minute}, true},
+		{"the pointer just slipped off", formState{hovered: true, outFor: pointerGrace - time.Millisecond}, false},
+		{"the pointer is over it", formState{hovered: true, pointerIn: true}, false},
+		{"never pointed at: opened whole, it stays whole", formState{outFor: time.Minute}, false},
+		{"text typed: never lost", formState{hovered: true, outFor: time.Minute, typed: true}, false},
+		{"clicked into, it has the keyboard", formState{hovered: true, outFor: time.Minute, hasKeys: true}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := foldsBack(tc.s); got != tc.want {
+				t.Errorf("foldsBack(%+v) = %v, want %v", tc.s, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestGlanceSummary(t *testing.T) {
+	for _, tc := range []struct{ name, message, want string }{
+		{"the glance's own words", "Marcy Howard is waiting on your reply about SNDA – Brooklyn Gardens. Draft a reply?",
+			"Marcy Howard: SNDA – Brooklyn Gardens"},
+		{"a subject cut short", "Priya Shah is waiting on your reply about Estoppel certificate for the Brooklyn Gardens closing, second round of comm… Draft a reply?",
+			"Priya Shah: Estoppel certificate for the Brooklyn Gardens closing, second round of comm…"},
+		{"a subject with a full stop inside", "Owen Park is waiting on your reply about Acme Inc. merger. Draft a reply?",
+			"Owen Park: Acme Inc. merger"},
+		{"a model's own wording: the first sentence instead", "Marcy asked whether §4.2(b) survives foreclosure. Want me to draft a reply?", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := glanceSummary(tc.message); got != tc.want {
+				t.Errorf("glanceSummary(%q) = %q, want %q", tc.message, got, tc.want)
+			}
+		})
+	}
+	p := promptFor(store.Nudge{Kind: nudge.KindGlance, Message: "Marcy Howard is waiting on your reply about SNDA – Brooklyn Gardens. Draft a reply?"}, time.Now())
+	if want := "Marcy Howard: SNDA – Brooklyn Gardens"; p.Summary != want {
+		t.Errorf("glance prompt summary = %q, want %q", p.Summary, want)
+	}
+	if p := promptFor(store.Nudge{Kind: nudge.KindInfo, Message: "Marcy Howard is waiting on your reply about SNDA. Draft a reply?"}, time.Now()); p.Summary != "" {
+		t.Errorf("info prompt summary = %q, want none (its first sentence)", p.Summary)
+	}
+}

@@ -30,7 +30,8 @@ type bubbleView interface {
 	// hideBubble takes the bubble down; hadKeys says it had the keyboard,
 	// which then goes back to the lawyer's window.
 	hideBubble(hadKeys bool)
-	// bubbleInUse says the lawyer's cursor is in the bubble now.
+	// bubbleInUse says the lawyer's pointer is over the bubble, or its
+	// window has the keyboard, now.
 	bubbleInUse() bool
 	// queueChanged tells what follows the queue (the orb, the "Waiting
 	// for you" item) to look again.
@@ -221,6 +222,14 @@ func (q *bubbleQueue) interact() (first bool) {
 	return true
 }
 
+// looked is the lawyer pointing at the bubble, which opens it to be read:
+// it stays for another delay from now, without taking the keyboard.
+func (q *bubbleQueue) looked() {
+	if q.showing {
+		q.startFold()
+	}
+}
+
 // startFold (re)starts the fold timer of the bubble on screen.
 func (q *bubbleQueue) startFold() {
 	q.cancelFold()
@@ -246,8 +255,9 @@ func (q *bubbleQueue) foldDue(gen int) {
 	if !q.showing || gen != q.foldGen {
 		return // a timer stopped too late
 	}
-	if q.engaged && q.view.bubbleInUse() {
-		// Never fold away from under the lawyer's cursor.
+	if q.view.bubbleInUse() {
+		// Never fold away from under the lawyer's cursor, nor from a
+		// bubble that has the keyboard.
 		q.startFold()
 		return
 	}

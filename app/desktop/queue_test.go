@@ -357,6 +357,7 @@ func TestBubbleQueueDecisions(t *testing.T) {
 	engage := func(q *bubbleQueue, _ *fakeScreen, _ *fakeClock) { q.interact() }
 	cursorIn := func(_ *bubbleQueue, s *fakeScreen, _ *fakeClock) { s.inUse = true }
 	reopen := func(q *bubbleQueue, _ *fakeScreen, _ *fakeClock) { q.reopenFolded() }
+	look := func(q *bubbleQueue, _ *fakeScreen, _ *fakeClock) { q.looked() }
 	noOrb := func(_ *bubbleQueue, s *fakeScreen, _ *fakeClock) { s.noOrb = true }
 	switchTo := func(window uint64, title string) step {
 		return func(q *bubbleQueue, _ *fakeScreen, _ *fakeClock) { q.switched(window, title, false) }
@@ -386,6 +387,11 @@ func TestBubbleQueueDecisions(t *testing.T) {
 		{"not before its time", []step{add(1, nudge.KindInfo), wait(defaultFoldDelay - time.Millisecond)}, 1, nil, 0, "Status"},
 		{"never from under the cursor", []step{add(1, nudge.KindInfo), engage, cursorIn, wait(3 * defaultFoldDelay)}, 1, nil, 0, "Status"},
 		{"engaged but the cursor elsewhere, it folds", []step{add(1, nudge.KindInfo), engage, wait(defaultFoldDelay)}, 0, []int64{1}, 1, "Waiting for you (1)…|Status"},
+		{"never from under the pointer that opened it", []step{add(1, nudge.KindInfo), look, cursorIn, wait(3 * defaultFoldDelay)}, 1, nil, 0, "Status"},
+		{"pointed at, it stays a delay from then", []step{add(1, nudge.KindInfo), wait(defaultFoldDelay - time.Second), look, wait(defaultFoldDelay - time.Millisecond)}, 1, nil, 0, "Status"},
+		{"pointed at, then left alone, it folds", []step{add(1, nudge.KindInfo), wait(defaultFoldDelay - time.Second), look, wait(defaultFoldDelay)}, 0, []int64{1}, 1, "Waiting for you (1)…|Status"},
+		{"pointing at nothing changes nothing", []step{look}, 0, nil, 0, "Status"},
+		{"pointed at is not engaged: a question still preempts", []step{add(1, nudge.KindInfo), look, add(2, nudge.KindQuestion)}, 2, []int64{1}, 0, "Status"},
 		{"a folded nudge answered elsewhere", []step{add(1, nudge.KindInfo), wait(defaultFoldDelay), closeN(1)}, 0, nil, 0, "Status"},
 		{"reopen steps the bubble back", []step{add(1, nudge.KindInfo), wait(defaultFoldDelay), add(2, nudge.KindGlance), reopen}, 1, []int64{2}, 0, "Status"},
 		{"reopen with nothing folded", []step{add(1, nudge.KindInfo), reopen}, 1, nil, 0, "Status"},

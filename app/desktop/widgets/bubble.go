@@ -3,10 +3,12 @@ package widgets
 import (
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -34,6 +36,16 @@ const MaxOptions = 4
 
 // BodyMaxHeight caps the body box; longer text scrolls.
 const BodyMaxHeight = 320
+
+// CompactMaxWidth caps the compact bubble's width in Fyne units: its one
+// line is cut with "…" beyond. It is no wider than the whole bubble, which
+// grows from the line and so covers it, and the pointer that opened it,
+// wherever on the line the pointer was. CompactMinWidth keeps a short line
+// easy to point at.
+const (
+	CompactMaxWidth = BubbleWidth
+	CompactMinWidth = 140
+)
 
 // Choice is one button in a bubble: its ID is returned in Answer.Choice.
 // It is the nudge contract's choice, so a kind's buttons (nudge.SpecFor)
@@ -65,6 +77,38 @@ type Prompt struct {
 	// NoDefault keeps Enter on an empty box from choosing the first choice:
 	// approvals are given with a click, never by a stray Enter.
 	NoDefault bool
+	// Summary is the compact bubble's one line (who or what, e.g. "Marcy
+	// Howard asks about §4.2(b)"); empty uses the message's first sentence.
+	Summary string
+}
+
+// SummaryLine is the one line a compact bubble shows for message: its first
+// sentence (a question keeps its "?"), on one line.
+func SummaryLine(message string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(message), "\n")
+	line = strings.TrimSpace(line)
+	// A sentence ends at ". ", "? " or "! " — not inside "§4.2(b)" or
+	// "Inc." followed by a lowercase word — and not within its first
+	// few words, where "Re. " or "Mr. " stand.
+	const minSentence = 12
+	for i, r := range line {
+		if i < minSentence || (r != '.' && r != '?' && r != '!') {
+			continue
+		}
+		rest := line[i+1:]
+		if !strings.HasPrefix(rest, " ") {
+			continue
+		}
+		next, _ := utf8.DecodeRuneInString(strings.TrimLeft(rest, " "))
+		if next == utf8.RuneError || strings.ToUpper(string(next)) != string(next) {
+			continue // "Inc. merger": not a sentence's end
+		}
+		if r == '.' {
+			return line[:i]
+		}
+		return line[:i+1]
+	}
+	return strings.TrimSuffix(line, ".")
 }
 
 // Answer is what the lawyer chose or typed.
@@ -83,13 +127,21 @@ type Bubble struct {
 	// keyboard then, and keeps it open.
 	OnInteract func()
 	// OnResize, when set, runs after the bubble's content changed size
-	// (editing the body opens a taller box).
+	// (editing the body opens a taller box, the compact bubble opens).
 	OnResize func()
+	// OnHover, when set, runs on the main thread when the pointer comes
+	// over the bubble.
+	OnHover func()
 
 	prompt   Prompt
 	entry    *responseEntry
 	onAnswer func(Answer)
 	once     sync.Once
+
+	// compact shows one line instead of the whole bubble; see SetCompact.
+	compact     bool
+	full        fyne.CanvasObject // the whole bubble: message, box, buttons
+	compactView fyne.CanvasObject // the one line
 
 	// Editing the body in place.
 	editing   bool
@@ -140,6 +192,69 @@ func (b *Bubble) Editing() bool { return b.editing }
 
 // Prompt is what the bubble asks.
 func (b *Bubble) Prompt() Prompt { return b.prompt }
+
+// Compact reports whether the bubble shows only its one line.
+func (b *Bubble) Compact() bool { return b.compact }
+
+// SetCompact shows the bubble as one line (compact) or whole. The line is
+// small enough to sit at the screen's edge over little of the lawyer's
+// work; pointing at it or clicking it opens the whole bubble. Nothing typed
+// is lost: the response box keeps its text while folded.
+func (b *Bubble) SetCompact(compact bool) {
+	if b.compact == compact {
+		return
+	}
+	b.compact = compact
+	b.applyForm()
+	b.Refresh()
+	if b.OnResize != nil {
+		b.OnResize()
+	}
+}
+
+// Typed reports whether folding the bubble would hide the lawyer's work:
+// text in the response box, or the body open for editing.
+func (b *Bubble) Typed() bool {
+	return strings.TrimSpace(b.entry.Text) != "" || b.editing
+}
+
+// Line is the compact bubble's one line.
+func (b *Bubble) Line() string {
+	if s := strings.TrimSpace(b.prompt.Summary); s != "" {
+		return s
+	}
+	return SummaryLine(b.prompt.Message)
+}
+
+func (b *Bubble) applyForm() {
+	if b.full == nil {
+		return // not rendered yet: CreateRenderer applies it
+	}
+	if b.compact {
+		b.full.Hide()
+		b.compactView.Show()
+	} else {
+		b.compactView.Hide()
+		b.full.Show()
+	}
+}
+
+// MouseIn implements desktop.Hoverable: pointing at the compact bubble
+// opens it.
+func (b *Bubble) MouseIn(*desktop.MouseEvent) {
+	if b.OnHover != nil {
+		b.OnHover()
+	}
+	b.SetCompact(false)
+}
+
+// MouseMoved implements desktop.Hoverable.
+func (b *Bubble) MouseMoved(*desktop.MouseEvent) {}
+
+// MouseOut implements desktop.Hoverable. Fyne reports it when the pointer
+// moves onto a button or the box inside the bubble too, so it folds
+// nothing: the app folds the bubble once the pointer has left its window.
+func (b *Bubble) MouseOut() {}
 
 // interacted tells the app the lawyer is using the bubble.
 func (b *Bubble) interacted() {
@@ -255,9 +370,10 @@ func (b *Bubble) TypedKey(ev *fyne.KeyEvent) {
 	}
 }
 
-// Tapped implements fyne.Tappable: a click on the bubble's background
-// puts the cursor in the response box.
+// Tapped implements fyne.Tappable: a click on the compact bubble opens it,
+// and a click on the bubble's background puts the cursor in the response box.
 func (b *Bubble) Tapped(*fyne.PointEvent) {
+	b.SetCompact(false)
 	b.interacted()
 	if c := fyne.CurrentApp().Driver().CanvasForObject(b); c != nil {
 		if b.editing {
@@ -364,8 +480,25 @@ func (b *Bubble) CreateRenderer() fyne.WidgetRenderer {
 	card.CornerRadius = 12
 	card.StrokeColor = p.Separator
 	card.StrokeWidth = 1
-	body := container.NewPadded(container.NewVBox(parts...))
-	return widget.NewSimpleRenderer(container.NewStack(card, body))
+	b.full = container.NewPadded(container.NewVBox(parts...))
+
+	// The compact form: the line, cut with "…" when long, and a mark
+	// saying there is more.
+	line := widget.NewLabel(b.Line())
+	line.Truncation = fyne.TextTruncateEllipsis
+	line.Importance = widget.MediumImportance
+	more := widget.NewIcon(theme.MoreHorizontalIcon())
+	b.compactView = container.NewBorder(nil, nil, nil,
+		container.New(layout.NewCustomPaddedLayout(0, 0, 0, theme.InnerPadding()), container.NewCenter(more)), line)
+	b.applyForm()
+	return widget.NewSimpleRenderer(container.NewStack(card, b.full, b.compactView))
+}
+
+// compactWidth fits the line, within CompactMinWidth and CompactMaxWidth.
+func (b *Bubble) compactWidth() float32 {
+	text := fyne.MeasureText(b.Line(), theme.TextSize(), fyne.TextStyle{})
+	w := text.Width + 2*theme.InnerPadding() + theme.IconInlineSize() + theme.InnerPadding() + theme.Padding()
+	return fyne.Min(fyne.Max(w, CompactMinWidth), CompactMaxWidth)
 }
 
 func visibleFields(fs []Field) []Field {
@@ -378,10 +511,14 @@ func visibleFields(fs []Field) []Field {
 	return out
 }
 
-// MinSize fixes the width so the message wraps to a readable measure.
+// MinSize fixes the width so the message wraps to a readable measure; the
+// compact bubble is as wide as its line needs, up to CompactMaxWidth.
 func (b *Bubble) MinSize() fyne.Size {
 	b.ExtendBaseWidget(b)
 	min := b.BaseWidget.MinSize()
+	if b.compact {
+		return fyne.NewSize(b.compactWidth(), min.Height)
+	}
 	return fyne.NewSize(fyne.Max(min.Width, BubbleWidth), min.Height)
 }
 

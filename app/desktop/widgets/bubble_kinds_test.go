@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 )
@@ -327,4 +328,134 @@ func TestBubbleWithoutExtrasHasNoBodyBox(t *testing.T) {
 			t.Error("body box without a body")
 		}
 	})
+}
+
+func TestSummaryLine(t *testing.T) {
+	for _, tc := range []struct{ name, message, want string }{
+		{"a glance: who and what, without the offer", "Marcy Howard is waiting on your reply about SNDA – Brooklyn Gardens. Draft a reply?",
+			"Marcy Howard is waiting on your reply about SNDA – Brooklyn Gardens"},
+		{"a question keeps its mark", "Which draft should I send to Marcy Howard?", "Which draft should I send to Marcy Howard?"},
+		{"a question then more", "Should I copy Priya? She asked to be kept in the loop.", "Should I copy Priya?"},
+		{"a section number is not a sentence's end", "Marcy Howard asks about §4.2(b). She needs it by Friday.", "Marcy Howard asks about §4.2(b)"},
+		{"an abbreviation before a lowercase word", "Acme Holdings Inc. merger papers came back signed.", "Acme Holdings Inc. merger papers came back signed"},
+		{"a title at the start", "Mr. Howard called twice today. Call him back?", "Mr. Howard called twice today"},
+		{"only the first line", "Synced 12 new messages\nfrom Marcy Howard and Priya Shah", "Synced 12 new messages"},
+		{"one sentence", "Remind you to call Marcy Howard — tomorrow 3:00 PM?", "Remind you to call Marcy Howard — tomorrow 3:00 PM?"},
+		{"blank", "  ", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := SummaryLine(tc.message); got != tc.want {
+				t.Errorf("SummaryLine(%q) = %q, want %q", tc.message, got, tc.want)
+			}
+		})
+	}
+}
+
+// newCompactBubble is snda's bubble shown compact, in a window fitted to it.
+func newCompactBubble(t *testing.T) (*Bubble, *[]Answer, fyne.Window, fyne.Size) {
+	t.Helper()
+	b, got, w := newTestBubble(t, snda)
+	fit(w, b)
+	full := b.MinSize()
+	b.SetCompact(true)
+	fit(w, b)
+	return b, got, w, full
+}
+
+func TestCompactBubbleShowsOneLine(t *testing.T) {
+	b, _, _, full := newCompactBubble(t)
+	if !b.Compact() {
+		t.Fatal("Compact() = false after SetCompact(true)")
+	}
+	if got, want := shownLabels(b), []string{"Marcy Howard is waiting on your reply about SNDA – Brooklyn Gardens"}; !slices.Equal(got, want) {
+		t.Errorf("compact labels = %q, want %q", got, want)
+	}
+	if got, _ := shownButtons(b); len(got) != 0 {
+		t.Errorf("compact buttons = %q, want none", got)
+	}
+	walkShown(b, func(o fyne.CanvasObject) {
+		if _, ok := o.(*responseEntry); ok {
+			t.Error("compact bubble shows the response box")
+		}
+	})
+	s := b.MinSize()
+	if s.Width > CompactMaxWidth || s.Width < CompactMinWidth {
+		t.Errorf("compact width %v, want within %v–%v", s.Width, CompactMinWidth, CompactMaxWidth)
+	}
+	if s.Height*3 > full.Height {
+		t.Errorf("compact height %v, want under a third of the whole bubble's %v", s.Height, full.Height)
+	}
+	t.Logf("compact %v, whole %v (Fyne units)", s, full)
+}
+
+func TestCompactBubbleOpensOnHoverAndKeepsTypedText(t *testing.T) {
+	b, got, w, full := newCompactBubble(t)
+	resized, hovered := 0, 0
+	b.OnResize = func() { resized++ }
+	b.OnHover = func() { hovered++ }
+
+	b.MouseIn(&desktop.MouseEvent{})
+	if b.Compact() {
+		t.Fatal("hover: still compact, want the whole bubble")
+	}
+	if resized != 1 || hovered != 1 {
+		t.Errorf("hover: OnResize ran %d times, OnHover %d, want 1 and 1", resized, hovered)
+	}
+	if _, buttons := shownButtons(b); buttons["Draft it"] == nil {
+		t.Error("hover: the whole bubble's buttons are not shown")
+	}
+	fit(w, b) // as the app does once the bubble changed size
+	if s := b.MinSize(); s != full {
+		t.Errorf("hover: size %v, want the whole bubble's %v", s, full)
+	}
+	if b.Typed() {
+		t.Error("Typed() = true with an empty box")
+	}
+
+	test.Type(b.Entry(), "after lunch")
+	if !b.Typed() {
+		t.Error("Typed() = false with text in the box")
+	}
+	b.SetCompact(true) // the app never folds typed text; the widget keeps it anyway
+	b.SetCompact(false)
+	if got := b.entry.Text; got != "after lunch" {
+		t.Errorf("text after folding and opening = %q, want %q", got, "after lunch")
+	}
+	b.Submit()
+	if want := (Answer{Choice: ChoiceReply, Text: "after lunch"}); !slices.Equal(*got, []Answer{want}) {
+		t.Fatalf("answers = %+v, want [%+v]", *got, want)
+	}
+}
+
+func TestCompactBubbleOpensOnClick(t *testing.T) {
+	b, _, w, _ := newCompactBubble(t)
+	interacted := 0
+	b.OnInteract = func() { interacted++ }
+	test.Tap(b)
+	if b.Compact() {
+		t.Fatal("click: still compact, want the whole bubble")
+	}
+	if interacted == 0 {
+		t.Error("click: no interaction reported")
+	}
+	if got := w.Canvas().Focused(); got != fyne.Focusable(b.entry) {
+		t.Fatalf("click: focused %T, want the response box", got)
+	}
+	b.SetCompact(false) // already whole: nothing changes
+	if b.Compact() {
+		t.Fatal("SetCompact(false) twice folded the bubble")
+	}
+}
+
+func TestBodyEditingCountsAsTyped(t *testing.T) {
+	b, _, w := newTestBubble(t, approval())
+	fit(w, b)
+	b.StartEdit()
+	if !b.Typed() {
+		t.Error("Typed() = false while the body is open for editing")
+	}
+	b.CancelEdit()
+	if b.Typed() {
+		t.Error("Typed() = true after the editor closed with an empty box")
+	}
 }
