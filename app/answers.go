@@ -37,6 +37,8 @@ func (c *Core) responders() *nudge.Responders {
 		}
 		return nil
 	})
+	// A commitment heard in a call: Set, another time, or Dismiss.
+	rs.Register(nudge.KindCommitment, c.commitmentAnswer)
 	// Acknowledgements; words typed into the bubble are a new task.
 	ack := func(ctx context.Context, n store.Nudge, choice, text string) error {
 		if choice == nudge.Accept && strings.TrimSpace(text) != "" {

@@ -26,6 +26,7 @@ import (
 	"github.com/spirit-app/spirit/app/settings"
 	"github.com/spirit-app/spirit/app/supervisor"
 	"github.com/spirit-app/spirit/screen"
+	"github.com/spirit-app/spirit/voice/commit"
 	"github.com/spirit-app/spirit/voice/intent"
 	"github.com/spirit-app/spirit/voice/listen"
 )
@@ -103,6 +104,11 @@ type Core struct {
 
 	mu     sync.Mutex
 	status Status // the toggles; the parts' states are read from them
+
+	// speech is the ambient speech heard lately (hearCommitments), oldest
+	// first and bounded, so that a commitment said twice is offered once.
+	speechMu sync.Mutex
+	speech   []commit.Utterance
 
 	says, responses, heard, commands atomic.Int64
 }
@@ -325,7 +331,10 @@ func (c *Core) Say(ctx context.Context, text string) (api.SayResult, error) {
 }
 
 // Heard handles an utterance transcribed at at. Ambient speech is kept only
-// as a transcript (deleted after the retention period), never in the world log.
+// as a transcript (deleted after the retention period), never in the world
+// log; what the lawyer commits to in it is kept as a commitment, with the
+// words it was heard in (hearCommitments). A command is only a command: it
+// never reaches the commitment detector.
 func (c *Core) Heard(ctx context.Context, text string, at time.Time) (api.SayResult, error) {
 	in, addressed := c.understand(ctx, text, at)
 	c.heard.Add(1)
@@ -335,6 +344,9 @@ func (c *Core) Heard(ctx context.Context, text string, at time.Time) (api.SayRes
 		}
 	}
 	if in.Kind == intent.None {
+		if !addressed { // words led by the wake phrase were meant for Spirit
+			c.hearCommitments(ctx, commit.Utterance{Text: text, End: at})
+		}
 		return notUnderstoodResult(addressed), nil
 	}
 	c.commands.Add(1)

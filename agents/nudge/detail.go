@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Question is a question nudge's Detail: the likely answers the agent
@@ -21,6 +22,15 @@ type Approval struct {
 	Title  string  `json:"title"` // e.g. "Draft reply"
 	Fields []Field `json:"fields"`
 	Body   string  `json:"body"` // the text the lawyer may edit (Edit)
+}
+
+// CommitmentOffer is a commitment nudge's Detail: the deadline the lawyer
+// promised and the time the bubble offers to remind them at, which Set
+// uses exactly as offered.
+type CommitmentOffer struct {
+	Task     string    `json:"task"`
+	Deadline time.Time `json:"deadline"`
+	RemindAt time.Time `json:"remind_at"`
 }
 
 // Field is one labelled line of an approval, e.g. To: Marcy Howard.

@@ -21,6 +21,10 @@ const (
 	KindReminderList    Kind = "reminder_list"    // the reminders, read out
 	KindInfo            Kind = "info"             // a plain message; agents' notify_user too
 	KindGlance          Kind = "glance"           // an email on screen may need the lawyer
+	// KindCommitment: "You said you'd … by Friday. Remind you Friday at
+	// 9:00 AM?" — a commitment heard in a call (voice/commit), offered
+	// once; Subject is CommitmentSubject(key).
+	KindCommitment Kind = "commitment"
 
 	// The task agents'.
 	KindQuestion Kind = "question" // ask_user: Detail is a Question

@@ -16,7 +16,7 @@ import (
 func TestStoredValues(t *testing.T) {
 	for got, want := range map[string]string{
 		KindReminder: "reminder", KindReminderConfirm: "reminder_confirm", KindReminderWhen: "reminder_when",
-		KindReminderList: "reminder_list", KindInfo: "info", KindGlance: "glance", KindQuestion: "question",
+		KindReminderList: "reminder_list", KindInfo: "info", KindGlance: "glance", KindCommitment: "commitment", KindQuestion: "question",
 		KindApproval: "approval", KindHelp: "help", KindResult: "result",
 		Accept: "accept", Dismiss: "dismiss", Snooze: "snooze", Edit: "edit", AnswerPrefix: "answer:",
 		Reply: "reply", Change: "change", OpenReminders: "open_reminders", OpenActivity: "open_activity", AtPrefix: "at:",
@@ -33,7 +33,7 @@ func TestImportant(t *testing.T) {
 		want bool
 	}{
 		{KindQuestion, true}, {KindApproval, true}, {KindHelp, true},
-		{KindResult, false}, {KindInfo, false}, {KindGlance, false}, {KindReminder, false},
+		{KindResult, false}, {KindInfo, false}, {KindGlance, false}, {KindCommitment, false}, {KindReminder, false},
 		{KindReminderConfirm, false}, {KindReminderWhen, false}, {KindReminderList, false},
 		{"", false}, {"proposal", false}, {"Question", false},
 	} {
@@ -125,6 +125,9 @@ func TestDetailJSON(t *testing.T) {
 	}{
 		{Question{Options: []string{"A", "B"}}, `{"options":["A","B"]}`},
 		{Question{}, `{"options":null}`},
+		{CommitmentOffer{Task: "send the revised redline", Deadline: time.Date(2030, 3, 15, 9, 0, 0, 0, time.FixedZone("", -4*3600)),
+			RemindAt: time.Date(2030, 3, 15, 8, 0, 0, 0, time.FixedZone("", -4*3600))},
+			`{"task":"send the revised redline","deadline":"2030-03-15T09:00:00-04:00","remind_at":"2030-03-15T08:00:00-04:00"}`},
 		{Approval{Tool: "create_draft", Title: "New email draft", Body: "Hi",
 			Fields: []Field{{Label: "To", Value: "a@x.com"}, {Label: "Subject", Value: "Re: SNDA"}}},
 			`{"tool":"create_draft","title":"New email draft","fields":[{"label":"To","value":"a@x.com"},{"label":"Subject","value":"Re: SNDA"}],"body":"Hi"}`},
@@ -153,6 +156,20 @@ func TestSubjects(t *testing.T) {
 	}
 	if s := ReminderSubject(12); s != "reminder-12" || s != store.ReminderIdentifier(12) {
 		t.Errorf("ReminderSubject = %q", s)
+	}
+
+	if s := CommitmentSubject("commit-0a1b2c3d4e5f6071"); s != "commitment:commit-0a1b2c3d4e5f6071" {
+		t.Errorf("CommitmentSubject = %q", s)
+	}
+	for _, k := range []string{"commit-0a1b2c3d4e5f6071", "x", "commitment:y"} {
+		if got, ok := CommitmentKey(CommitmentSubject(k)); !ok || got != k {
+			t.Errorf("commitment round trip %q: %q, %v", k, got, ok)
+		}
+	}
+	for _, s := range []string{"", "commitment:", "commitment", "Commitment:x", "glance:x", "reminder-1", "agent:x", " commitment:x"} {
+		if got, ok := CommitmentKey(s); ok || got != "" {
+			t.Errorf("CommitmentKey(%q) = %q, %v", s, got, ok)
+		}
 	}
 
 	for _, m := range []string{mid, "a", "glance:x", "with space"} {
@@ -210,6 +227,7 @@ func TestSpecFor(t *testing.T) {
 		{KindReminderList, "Reminder", "open_reminders=Open Reminders|accept=OK", "", false},
 		{KindInfo, "Spirit", "accept=OK", "", false},
 		{KindGlance, "glance", "accept=Draft it|snooze=Not now|dismiss=Dismiss", "Or tell Spirit what to do instead…", false},
+		{KindCommitment, "Said on a call", "accept=Set|change=Change time|dismiss=Dismiss", "Or type another time, e.g. “Thursday at 4 instead”", false},
 		{KindQuestion, "Question", "dismiss=Dismiss", "Type your answer…", true},
 		{KindApproval, "Approve?", "accept=Approve|edit=Edit|dismiss=Deny", "Or tell Spirit what to change…", true},
 		{KindHelp, "Need help", "accept=Try again|dismiss=Stop", "Tell Spirit how to go on…", false},

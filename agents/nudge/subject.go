@@ -13,6 +13,7 @@ const (
 	glancePrefix   = "glance:"
 	taskPrefix     = "agent:"
 	reminderPrefix = "reminder-"
+	commitPrefix   = "commitment:"
 )
 
 // GlanceSubject is the subject of a glance nudge about the email with
@@ -33,6 +34,18 @@ func TaskSubject(session string) string { return taskPrefix + session }
 // other subject and for one that names no session.
 func TaskSession(subject string) (session string, ok bool) {
 	return cutNonEmpty(subject, taskPrefix)
+}
+
+// CommitmentSubject is the subject of the nudge offering a reminder for
+// the commitment with this key (commit.Commitment.Key): "commitment:<key>".
+// A commitment is offered once, whatever the answer: a nudge with this
+// subject, in any state, means it was.
+func CommitmentSubject(key string) string { return commitPrefix + key }
+
+// CommitmentKey is the commitment key a subject names; ok is false for
+// any other subject and for one that names no key.
+func CommitmentKey(subject string) (key string, ok bool) {
+	return cutNonEmpty(subject, commitPrefix)
 }
 
 // ReminderSubject is the subject of the nudges about reminder id:

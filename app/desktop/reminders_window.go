@@ -15,32 +15,140 @@ import (
 
 	"github.com/spirit-app/spirit/agents/reminders"
 	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/app"
 )
 
-// remindersView lists the open reminders with Edit and Delete.
+// commitmentsCore is what the window's "Said on calls" section asks of the
+// core (*app.Core): the commitments heard in calls that wait for the
+// lawyer, and the two things to do with one. A core without it shows no
+// such section.
+type commitmentsCore interface {
+	OpenCommitments(ctx context.Context) ([]store.Commitment, error)
+	CommitmentDone(ctx context.Context, id int64) error
+	RemindCommitment(ctx context.Context, id int64, at time.Time) (store.Reminder, error)
+}
+
+var _ commitmentsCore = (*app.Core)(nil)
+
+// saidTitle heads the commitments heard in calls that have no reminder:
+// said without a time, or not offered (quiet hours, the hourly cap).
+const saidTitle = "Said on calls, no reminder yet"
+
+// remindersView lists the open reminders with Edit and Delete, and below
+// them what the lawyer promised on calls, with Done and Remind me….
 type remindersView struct {
 	g       *gui
 	w       fyne.Window
 	rows    *fyne.Container
+	said    *fyne.Container
 	content fyne.CanvasObject
 }
 
 func newRemindersView(g *gui, w fyne.Window) *remindersView {
-	v := &remindersView{g: g, w: w, rows: container.NewVBox()}
+	v := &remindersView{g: g, w: w, rows: container.NewVBox(), said: container.NewVBox()}
 	hint := widget.NewLabel("Say “remind me to call Marcy tomorrow at 3”, or use the bubble.")
 	hint.Importance = widget.LowImportance
-	v.content = container.NewBorder(nil, hint, nil, nil, container.NewVScroll(container.NewPadded(v.rows)))
+	v.content = container.NewBorder(nil, hint, nil, nil,
+		container.NewVScroll(container.NewPadded(container.NewVBox(v.rows, v.said))))
 	return v
 }
 
-// reload reads the reminders off the main thread, then shows them.
+// reload reads the reminders and open commitments off the main thread,
+// then shows them.
 func (v *remindersView) reload() {
 	go func() {
 		ctx, cancel := context.WithTimeout(v.g.ctx, 5*time.Second)
 		defer cancel()
 		rs, err := v.g.core.Reminders(ctx)
-		fyne.Do(func() { v.show(rs, err) })
+		var cs []store.Commitment
+		var cerr error
+		if cc, ok := v.g.core.(commitmentsCore); ok {
+			cs, cerr = cc.OpenCommitments(ctx)
+		}
+		fyne.Do(func() {
+			v.show(rs, err)
+			v.showSaid(cs, cerr)
+		})
 	}()
+}
+
+// showSaid lists the open commitments: what was promised, the words it
+// was heard in, when, and by when.
+func (v *remindersView) showSaid(cs []store.Commitment, err error) {
+	v.said.RemoveAll()
+	cc, _ := v.g.core.(commitmentsCore)
+	if cc == nil || (err == nil && len(cs) == 0) {
+		v.said.Refresh()
+		return
+	}
+	v.said.Add(widget.NewLabelWithStyle(saidTitle, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+	if err != nil {
+		v.said.Add(widget.NewLabel("Could not read what was said on calls: " + err.Error()))
+	}
+	now := time.Now()
+	for _, c := range cs {
+		c := c
+		task := widget.NewLabelWithStyle(c.Task, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		task.Truncation = fyne.TextTruncateEllipsis
+		words := widget.NewLabelWithStyle("“"+c.Words+"”", fyne.TextAlignLeading, fyne.TextStyle{Italic: true})
+		words.Wrapping = fyne.TextWrapWord
+		when := widget.NewLabel(saidWhen(c, now))
+		when.Importance = widget.LowImportance
+		done := widget.NewButtonWithIcon("Done", theme.ConfirmIcon(), func() {
+			go v.apply(func(ctx context.Context) error { return cc.CommitmentDone(ctx, c.ID) })
+		})
+		remind := widget.NewButtonWithIcon("Remind me…", theme.HistoryIcon(), func() { v.remindSaid(cc, c) })
+		v.said.Add(container.NewBorder(nil, nil, nil, container.NewHBox(done, remind),
+			container.NewVBox(task, words, when)))
+		v.said.Add(widget.NewSeparator())
+	}
+	v.said.Refresh()
+}
+
+// saidWhen is when a commitment was heard, and the time promised if one
+// was: "heard Mon Mar 11 10:02 AM · by Fri Mar 15 9:00 AM".
+func saidWhen(c store.Commitment, now time.Time) string {
+	const layout = "Mon Jan 2 3:04 PM"
+	heard := c.Heard.In(now.Location())
+	s := "heard " + heard.Format(layout)
+	if heard.Year() != now.Year() {
+		s = "heard " + heard.Format("Mon Jan 2 2006 3:04 PM")
+	}
+	if c.Deadline != nil {
+		s += " · by " + c.Deadline.In(now.Location()).Format(layout)
+	}
+	return s
+}
+
+// remindSaid asks when to remind the lawyer of commitment c, offering the
+// time Spirit would have offered in the bubble while it is still ahead.
+func (v *remindersView) remindSaid(cc commitmentsCore, c store.Commitment) {
+	when := widget.NewEntry()
+	when.SetPlaceHolder("e.g. tomorrow at 10, Friday 4pm, in 2 hours")
+	now := time.Now()
+	if c.Deadline != nil {
+		if at := app.RemindAt(c.Deadline.In(now.Location()), c.Heard.In(now.Location())); at.After(now) {
+			when.SetText(at.Format("Mon Jan 2 3:04 PM"))
+		}
+	}
+	task := widget.NewLabel(c.Task)
+	task.Wrapping = fyne.TextWrapWord
+	items := []*widget.FormItem{widget.NewFormItem("Remind me to", task), widget.NewFormItem("When", when)}
+	dialog.ShowForm("Remind me", "Remind me", "Cancel", items, func(ok bool) {
+		if !ok {
+			return
+		}
+		text := strings.TrimSpace(when.Text)
+		at, err := parseWhen(text, nil)
+		if err != nil {
+			dialog.ShowError(fmt.Errorf("Spirit did not understand the time “%s”: try “tomorrow at 10” or “Friday 4pm”", text), v.w)
+			return
+		}
+		go v.apply(func(ctx context.Context) error {
+			_, err := cc.RemindCommitment(ctx, c.ID, at)
+			return err
+		})
+	}, v.w)
 }
 
 func (v *remindersView) show(rs []store.Reminder, err error) {
