@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spirit-app/spirit/agents/calendar"
 	"github.com/spirit-app/spirit/agents/glance"
 	"github.com/spirit-app/spirit/platform"
 	"github.com/spirit-app/spirit/voice/commit"
@@ -109,8 +110,11 @@ func runEval(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "ambient" {
 		return runEvalAmbient(args[1:], stdout, stderr)
 	}
+	if len(args) > 0 && args[0] == "calendar" {
+		return runEvalCalendar(args[1:], stdout, stderr)
+	}
 	usage := func() error {
-		fmt.Fprintln(stderr, "spirit: usage: spirit eval intents FILE | spirit eval ambient FILE [--json] | spirit eval glance DIR [--json] [--provider none|URL [--protocol openai|anthropic] [--model NAME]]")
+		fmt.Fprintln(stderr, "spirit: usage: spirit eval intents FILE | spirit eval ambient FILE [--json] | spirit eval glance DIR [--json] [--provider none|URL [--protocol openai|anthropic] [--model NAME]] | spirit eval calendar DIR [--json]")
 		return errUsage
 	}
 	if len(args) == 0 || args[0] != "intents" {
@@ -160,6 +164,31 @@ func runEvalAmbient(args []string, stdout, stderr io.Writer) error {
 	}
 	defer f.Close()
 	_, failed, err := commit.Eval(f, stdout, *jsonOut)
+	if err != nil {
+		return err
+	}
+	if failed > 0 {
+		return errProblems
+	}
+	return nil
+}
+
+// runEvalCalendar runs every case folder under DIR/calendar/ through the
+// meeting brief decision.
+func runEvalCalendar(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("eval calendar", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	jsonOut := fs.Bool("json", false, "one JSON object per case, then the summary line")
+	pos, err := parse(fs, args, 1)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		fmt.Fprintln(stderr, "spirit: usage: spirit eval calendar DIR [--json]   (DIR holds calendar/<case>/)")
+		return errUsage
+	}
+	quiet(stderr)
+	_, failed, err := calendar.EvalDir(context.Background(), pos[0], stdout, *jsonOut)
 	if err != nil {
 		return err
 	}

@@ -45,11 +45,15 @@ Usage:
   spirit provider set|show|test    the model provider (optional; keys go to the keychain)
   spirit mail add|list|edit|sync|search|remove
                                   mail accounts and the local mail index (spirit mail for help)
+  spirit calendar add|list|sync|upcoming|remove
+                                  calendars: an .ics file, a subscription URL or CalDAV (spirit calendar for help)
   spirit agents list|show ID|cancel ID
                                   the task agents: what they do, their history; stop one
   spirit eval intents FILE        run spoken-command cases (JSON lines) and report
   spirit eval ambient FILE [--json] run commitment cases (JSON lines) and report
   spirit eval glance DIR [--json] run glance cases (DIR/glance/<case>/) and report
+  spirit eval calendar DIR [--json]
+                                  run meeting-brief cases (DIR/calendar/<case>/) and report
   spirit version                  print the version
 
 Every command accepts --data-dir DIR (default: $SPIRIT_DATA_DIR, else the
@@ -87,6 +91,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runProvider(ctx, args, stdout, stderr)
 	case "mail":
 		err = runMail(ctx, args, stdout, stderr)
+	case "calendar":
+		err = runCalendar(ctx, args, stdout, stderr)
 	case "agents":
 		err = runAgents(ctx, args, stdout, stderr)
 	case "model":

@@ -68,6 +68,20 @@ func analyse(ctx context.Context, ix *index.Index, in Input, cand candidate) (De
 	return d, nil
 }
 
+// JudgeThread gives the glance's verdict on a thread the caller already
+// knows (a meeting brief looks up the threads of the people coming), as
+// the glance gives it once a window matched that thread: about its newest
+// message the lawyer could have seen at in.Now (needs_reply,
+// already_replied, newsletter, fyi…). in.Me and in.MeName say who the
+// lawyer is; the window fields are not used.
+func JudgeThread(ctx context.Context, t index.Thread, in Input) (Decision, error) {
+	t.Messages = seen(slices.Clone(t.Messages), in)
+	if len(t.Messages) == 0 {
+		return silent(StageAnalyst, ReasonNoMatch), nil
+	}
+	return judge(ctx, t, in)
+}
+
 // seen keeps the messages the user could have seen at in.Now: sent
 // before it, and not drafts.
 func seen(msgs []index.ThreadMessage, in Input) []index.ThreadMessage {

@@ -1,0 +1,352 @@
+package calendar
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/emersion/go-ical"
+	"github.com/teambition/rrule-go"
+
+	"github.com/spirit-app/spirit/agents/store"
+)
+
+// PasswordKey names a CalDAV calendar's password in the keychain.
+func PasswordKey(id int64) string { return "calendar/" + strconv.FormatInt(id, 10) + "/password" }
+
+// Secrets is the part of the keychain a sync reads (platform/secrets.Store).
+type Secrets interface {
+	Get(ctx context.Context, key string) (string, error)
+}
+
+// SyncOptions are what Sync needs besides the calendar.
+type SyncOptions struct {
+	// HTTP is the client for subscriptions and CalDAV; nil is
+	// http.DefaultClient.
+	HTTP *http.Client
+	// Secrets holds CalDAV passwords (PasswordKey); unused otherwise.
+	Secrets Secrets
+	// Now is the sync's wall clock (time.Now when zero); CalDAV asks for
+	// the events of [Now-Past, Now+Future) (30 days back, a year ahead
+	// when zero).
+	Now          time.Time
+	Past, Future time.Duration
+}
+
+// SyncResult says what a sync did.
+type SyncResult struct {
+	Events    int  // VEVENTs stored (series and overrides)
+	Unchanged bool // the source said nothing changed
+	Objects   int  // CalDAV objects read
+}
+
+// Sync reads one calendar source and makes the store hold its events; a
+// failure is recorded on the calendar (its events stay as they were) and
+// returned.
+func Sync(ctx context.Context, st *store.Store, c store.Calendar, opt SyncOptions) (SyncResult, error) {
+	res, err := syncOnce(ctx, st, c, opt)
+	if err != nil {
+		if serr := st.SetCalendarError(ctx, c.ID, err.Error()); serr != nil && !errors.Is(serr, store.ErrNotFound) {
+			err = errors.Join(err, serr)
+		}
+		return res, fmt.Errorf("sync calendar %d: %w", c.ID, err)
+	}
+	return res, nil
+}
+
+// SyncAll syncs every calendar in the store, one after the other, and
+// returns each one's result and error by calendar id: one failing source
+// never stops the others. It is what the app's five-minute round runs.
+func SyncAll(ctx context.Context, st *store.Store, opt SyncOptions) (map[int64]SyncResult, map[int64]error, error) {
+	cs, err := st.Calendars(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	results, errs := map[int64]SyncResult{}, map[int64]error{}
+	for _, c := range cs {
+		if err := ctx.Err(); err != nil {
+			return results, errs, err
+		}
+		res, err := Sync(ctx, st, c, opt)
+		results[c.ID] = res
+		if err != nil {
+			errs[c.ID] = err
+		}
+	}
+	return results, errs, nil
+}
+
+func syncOnce(ctx context.Context, st *store.Store, c store.Calendar, opt SyncOptions) (SyncResult, error) {
+	now := opt.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	switch c.Kind {
+	case store.CalendarFile:
+		cal, err := ReadFile(c.Source)
+		if err != nil {
+			return SyncResult{}, err
+		}
+		evs := EventsOf(cal, "", "")
+		return SyncResult{Events: len(evs)}, st.ReplaceCalendarEvents(ctx, c.ID, evs, store.CalendarSync{})
+	case store.CalendarURL:
+		f, err := FetchURL(ctx, opt.HTTP, c.Source, Validators{ETag: c.ETag, LastModified: c.Modified})
+		if errors.Is(err, ErrNotModified) {
+			return SyncResult{Unchanged: true}, st.MarkCalendarSynced(ctx, c.ID, store.CalendarSync{ETag: c.ETag, Modified: c.Modified})
+		}
+		if err != nil {
+			return SyncResult{}, err
+		}
+		evs := EventsOf(f.Calendar, "", "")
+		return SyncResult{Events: len(evs)}, st.ReplaceCalendarEvents(ctx, c.ID, evs,
+			store.CalendarSync{ETag: f.Valid.ETag, Modified: f.Valid.LastModified})
+	case store.CalendarCalDAV:
+		password := ""
+		if c.Username != "" {
+			if opt.Secrets == nil {
+				return SyncResult{}, fmt.Errorf("caldav: no keychain for the password")
+			}
+			var err error
+			if password, err = opt.Secrets.Get(ctx, PasswordKey(c.ID)); err != nil {
+				return SyncResult{}, fmt.Errorf("caldav: password: %w", err)
+			}
+		}
+		d, err := NewCalDAV(opt.HTTP, c.Source, c.Username, password)
+		if err != nil {
+			return SyncResult{}, err
+		}
+		past, future := opt.Past, opt.Future
+		if past == 0 {
+			past = 30 * 24 * time.Hour
+		}
+		if future == 0 {
+			future = 365 * 24 * time.Hour
+		}
+		u, err := url.Parse(c.Source)
+		if err != nil {
+			return SyncResult{}, fmt.Errorf("caldav: %w", err)
+		}
+		objs, err := d.Query(ctx, u.Path, now.Add(-past), now.Add(future))
+		if err != nil {
+			return SyncResult{}, err
+		}
+		var evs []store.CalendarEvent
+		for _, o := range objs {
+			evs = append(evs, EventsOf(o.Calendar, o.Path, o.ETag)...)
+		}
+		res := SyncResult{Events: len(evs), Objects: len(objs)}
+		return res, st.ReplaceCalendarEvents(ctx, c.ID, evs, store.CalendarSync{})
+	}
+	return SyncResult{}, fmt.Errorf("unknown calendar kind %q", c.Kind)
+}
+
+// EventsOf turns a calendar's VEVENTs into store rows, each with a
+// VCALENDAR of its own holding it and the VTIMEZONEs it names. href and
+// etag name the CalDAV object they came from ("" otherwise). An event that
+// cannot be read is left out with a warning.
+func EventsOf(cal *ical.Calendar, href, etag string) []store.CalendarEvent {
+	if cal == nil {
+		return nil
+	}
+	x := &expander{z: newZones(cal), loc: time.UTC}
+	var out []store.CalendarEvent
+	for _, c := range cal.Children {
+		if c.Name != ical.CompEvent {
+			continue
+		}
+		e, err := x.row(c, href, etag)
+		if err != nil {
+			slog.Warn("calendar: event not stored", "uid", propText(c, ical.PropUID), "err", err)
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func (x *expander) row(c *ical.Component, href, etag string) (store.CalendarEvent, error) {
+	uid := propText(c, ical.PropUID)
+	if uid == "" {
+		return store.CalendarEvent{}, fmt.Errorf("no UID")
+	}
+	start, dur, err := x.span(c)
+	if err != nil {
+		return store.CalendarEvent{}, err
+	}
+	o := x.fields(uid, c)
+	e := store.CalendarEvent{
+		UID: uid, Href: href, ETag: etag,
+		Start: start.t, End: endOf(start.t, dur, start.date),
+		AllDay: start.date, Summary: o.Summary, Location: o.Location,
+		Status: o.Status, Transparent: o.Transparent, Sequence: o.Sequence,
+	}
+	switch ds := c.Props.Get(ical.PropDateTimeStart); {
+	case start.floating:
+		e.Zone = "floating"
+	case ds.Params.Get(ical.PropTimezoneID) != "":
+		e.Zone = strings.Trim(ds.Params.Get(ical.PropTimezoneID), `"`)
+	}
+	if o.Organizer != nil {
+		e.Organizer = o.Organizer.Email
+	}
+	for _, a := range o.Attendees {
+		e.Attendees = append(e.Attendees, store.CalendarAttendee{Email: a.Email, Name: a.Name, PartStat: a.PartStat, Role: a.Role})
+	}
+	if rid, ok, err := x.one(c, ical.PropRecurrenceID); err != nil {
+		return store.CalendarEvent{}, err
+	} else if ok {
+		e.RecurrenceID = rid.t
+	}
+	e.Recurring = c.Props.Get(ical.PropRecurrenceRule) != nil || c.Props.Get(ical.PropRecurrenceDates) != nil
+	// Until: floating and date times move with the reader's zone, so the
+	// bound is widened by a day either way.
+	slack := time.Duration(0)
+	if start.floating {
+		slack = 26 * time.Hour
+	}
+	switch {
+	case !e.Recurring:
+		e.Until = e.Start.Add(slack)
+	default:
+		if last, ok := x.lastStart(c, start); ok {
+			e.Until = last.Add(slack)
+		}
+	}
+	raw, err := standalone(c, x.z)
+	if err != nil {
+		return store.CalendarEvent{}, err
+	}
+	e.Raw = raw
+	return e, nil
+}
+
+// lastStart is the latest occurrence start of a series with an end
+// (COUNT or UNTIL, or only RDATEs); ok false for an endless series.
+func (x *expander) lastStart(c *ical.Component, start value) (time.Time, bool) {
+	last := start.t
+	for _, p := range c.Props.Values(ical.PropRecurrenceDates) {
+		vs, err := x.times(&p)
+		if err != nil {
+			return time.Time{}, false
+		}
+		for _, v := range vs {
+			t := v.t
+			if v.date {
+				t = t.Add(24 * time.Hour) // a date RDATE is at DTSTART's time that day
+			}
+			if t.After(last) {
+				last = t
+			}
+		}
+	}
+	rr := c.Props.Get(ical.PropRecurrenceRule)
+	if rr == nil {
+		return last, true
+	}
+	up := strings.ToUpper(rr.Value)
+	if !strings.Contains(up, "COUNT=") && !strings.Contains(up, "UNTIL=") {
+		return time.Time{}, false
+	}
+	opt, err := rrule.StrToROptionInLocation(rr.Value, start.t.Location())
+	if err != nil {
+		return time.Time{}, false
+	}
+	opt.Dtstart = start.t
+	r, err := rrule.NewRRule(*opt)
+	if err != nil {
+		return time.Time{}, false
+	}
+	// The rule's own end bounds the walk; a last occurrence beyond a
+	// century is as good as none.
+	if l := r.Before(start.t.AddDate(100, 0, 0), true); !l.IsZero() {
+		if l.After(last) {
+			last = l
+		}
+		return last, true
+	}
+	return time.Time{}, false
+}
+
+// standalone encodes one VEVENT as a VCALENDAR with the VTIMEZONEs its
+// TZIDs name, so it can be expanded again on its own.
+func standalone(c *ical.Component, z *zones) (string, error) {
+	cal := ical.NewCalendar()
+	cal.Props.SetText(ical.PropVersion, "2.0")
+	cal.Props.SetText(ical.PropProductID, "-//Spirit//calendar store//EN")
+	ev := &ical.Component{Name: c.Name, Props: maps.Clone(c.Props), Children: c.Children}
+	if ev.Props.Get(ical.PropDateTimeStamp) == nil {
+		// The encoder insists on one; the stamp is not read back.
+		ev.Props.SetDateTime(ical.PropDateTimeStamp, time.Unix(0, 0).UTC())
+	}
+	ev.Children = slices.DeleteFunc(slices.Clone(ev.Children), func(ch *ical.Component) bool { return ch.Name != ical.CompAlarm })
+	var tzids []string
+	for _, ps := range c.Props {
+		for _, p := range ps {
+			if id := strings.Trim(strings.TrimSpace(p.Params.Get(ical.PropTimezoneID)), `"`); id != "" && !slices.Contains(tzids, id) {
+				tzids = append(tzids, id)
+			}
+		}
+	}
+	slices.Sort(tzids)
+	for _, id := range tzids {
+		if def, ok := z.defs[id]; ok {
+			cal.Children = append(cal.Children, def)
+		}
+	}
+	cal.Children = append(cal.Children, ev)
+	var b bytes.Buffer
+	if err := ical.NewEncoder(&b).Encode(cal); err != nil {
+		return "", fmt.Errorf("encode event: %w", err)
+	}
+	return b.String(), nil
+}
+
+// Upcoming expands the stored events of every calendar into the
+// occurrences that overlap [from, to), floating times in loc, sorted by
+// start; each carries its calendar's id.
+func Upcoming(ctx context.Context, st *store.Store, from, to time.Time, loc *time.Location) ([]Occurrence, error) {
+	// Floating and all-day events are stored against UTC; a day either
+	// way catches them in any zone.
+	evs, err := st.CalendarEvents(ctx, 0, from.Add(-26*time.Hour), to.Add(26*time.Hour))
+	if err != nil {
+		return nil, err
+	}
+	byCal := map[int64]*ical.Calendar{}
+	var ids []int64
+	for _, e := range evs {
+		one, err := ParseBytes([]byte(e.Raw))
+		if err != nil {
+			slog.WarnContext(ctx, "calendar: stored event unreadable", "calendar", e.CalendarID, "uid", e.UID, "err", err)
+			continue
+		}
+		cal, ok := byCal[e.CalendarID]
+		if !ok {
+			cal = ical.NewCalendar()
+			byCal[e.CalendarID] = cal
+			ids = append(ids, e.CalendarID)
+		}
+		cal.Children = append(cal.Children, one.Children...)
+	}
+	var out []Occurrence
+	for _, id := range ids {
+		occs, err := Occurrences(byCal[id], from, to, loc)
+		if err != nil {
+			return nil, err
+		}
+		for i := range occs {
+			occs[i].Calendar = id
+		}
+		out = append(out, occs...)
+	}
+	slices.SortStableFunc(out, func(a, b Occurrence) int { return a.Start.Compare(b.Start) })
+	return out, nil
+}

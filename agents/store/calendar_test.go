@@ -1,0 +1,168 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func openCalendarStore(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestCalendarAddListRemove(t *testing.T) {
+	ctx := context.Background()
+	s := openCalendarStore(t)
+	a, err := s.AddCalendar(ctx, Calendar{Kind: CalendarFile, Source: "/home/dana/work.ics", Name: "Work"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.AddCalendar(ctx, Calendar{Kind: CalendarCalDAV, Source: "https://dav.example/cal/dana/", Username: "dana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []Calendar{
+		{Kind: CalendarFile, Source: "/home/dana/work.ics"}, // the same source again
+		{Kind: "exchange", Source: "x"},
+		{Kind: CalendarURL, Source: " "},
+	} {
+		if _, err := s.AddCalendar(ctx, bad); !errors.Is(err, ErrInvalid) {
+			t.Errorf("AddCalendar(%+v) = %v, want ErrInvalid", bad, err)
+		}
+	}
+	cs, err := s.Calendars(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 2 || cs[0].ID != a.ID || cs[1].Username != "dana" || !cs[0].LastSync.IsZero() {
+		t.Fatalf("Calendars = %+v", cs)
+	}
+
+	start := time.Date(2026, 6, 18, 14, 30, 0, 0, time.UTC)
+	ev := CalendarEvent{UID: "u1", Start: start, End: start.Add(30 * time.Minute), Until: start, Zone: "America/New_York",
+		Summary: "Call", Organizer: "Dana@X.com", Attendees: []CalendarAttendee{{Email: "m@y.com", PartStat: "ACCEPTED"}}, Raw: "BEGIN:VCALENDAR"}
+	if err := s.ReplaceCalendarEvents(ctx, a.ID, []CalendarEvent{ev}, CalendarSync{ETag: `"e1"`}); err != nil {
+		t.Fatal(err)
+	}
+	other := ev
+	other.UID = "u2"
+	if err := s.ReplaceCalendarEvents(ctx, b.ID, []CalendarEvent{other}, CalendarSync{SyncToken: "t1"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.CalendarEvents(ctx, a.ID, start.Add(-time.Hour), start.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].UID != "u1" || got[0].Organizer != "dana@x.com" || !got[0].Start.Equal(start) ||
+		len(got[0].Attendees) != 1 || got[0].Attendees[0].Email != "m@y.com" || got[0].Zone != "America/New_York" {
+		t.Fatalf("CalendarEvents = %+v", got)
+	}
+	if c, _ := s.Calendar(ctx, a.ID); c.ETag != `"e1"` || c.LastSync.IsZero() {
+		t.Fatalf("after sync: %+v", c)
+	}
+	if err := s.SetCalendarError(ctx, a.ID, "404 Not Found"); err != nil {
+		t.Fatal(err)
+	}
+	if c, _ := s.Calendar(ctx, a.ID); c.LastError != "404 Not Found" || c.ErrorAt.IsZero() || c.ETag != `"e1"` {
+		t.Fatalf("after error: %+v", c)
+	}
+
+	if err := s.RemoveCalendar(ctx, a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := s.CountCalendarEvents(ctx, a.ID); n != 0 {
+		t.Errorf("removed calendar keeps %d events", n)
+	}
+	if n, _ := s.CountCalendarEvents(ctx, 0); n != 1 {
+		t.Errorf("other calendar has %d events, want 1", n)
+	}
+	if err := s.RemoveCalendar(ctx, a.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("second remove: %v, want ErrNotFound", err)
+	}
+	if err := s.ReplaceCalendarEvents(ctx, a.ID, nil, CalendarSync{}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("sync of a removed calendar: %v, want ErrNotFound", err)
+	}
+}
+
+func TestCalendarEventsWindow(t *testing.T) {
+	ctx := context.Background()
+	s := openCalendarStore(t)
+	c, err := s.AddCalendar(ctx, Calendar{Kind: CalendarURL, Source: "https://cal.example/a.ics"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := time.Date(2026, 6, 18, 0, 0, 0, 0, time.UTC)
+	at := func(h int) time.Time { return day.Add(time.Duration(h) * time.Hour) }
+	evs := []CalendarEvent{
+		{UID: "past", Start: at(-48), End: at(-47), Until: at(-48), Raw: "x"},
+		{UID: "today", Start: at(10), End: at(11), Until: at(10), Raw: "x"},
+		{UID: "spanning", Start: at(-2), End: at(12), Until: at(-2), Raw: "x"},
+		{UID: "series", Start: at(-24 * 30), End: at(-24*30 + 1), Recurring: true, Raw: "x"},
+		{UID: "ended", Start: at(-24 * 30), End: at(-24*30 + 1), Until: at(-24 * 2), Recurring: true, Raw: "x"},
+		{UID: "ended", RecurrenceID: at(-24 * 3), Start: at(-24 * 3), End: at(-24*3 + 1), Until: at(-24 * 3), Raw: "x"},
+		{UID: "series", RecurrenceID: at(-24 * 7), Start: at(-24 * 7), End: at(-24*7 + 1), Until: at(-24 * 7), Raw: "x"},
+		{UID: "later", Start: at(48), End: at(49), Until: at(48), Raw: "x"},
+	}
+	if err := s.ReplaceCalendarEvents(ctx, c.ID, evs, CalendarSync{}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.CalendarEvents(ctx, 0, day, day.Add(24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, e := range got {
+		k := e.UID
+		if !e.RecurrenceID.IsZero() {
+			k += "@" + e.RecurrenceID.Format("0102")
+		}
+		keys = append(keys, k)
+	}
+	want := []string{"series", "series@0611", "spanning", "today"}
+	if len(keys) != len(want) {
+		t.Fatalf("events in the window = %v, want %v", keys, want)
+	}
+	for i := range want {
+		if keys[i] != want[i] {
+			t.Fatalf("events in the window = %v, want %v", keys, want)
+		}
+	}
+
+	// An incremental sync replaces an object's events by href and removes others.
+	a := CalendarEvent{UID: "obj", Href: "/c/obj.ics", Start: at(9), End: at(10), Until: at(9), Raw: "x"}
+	b := CalendarEvent{UID: "gone", Href: "/c/gone.ics", Start: at(9), End: at(10), Until: at(9), Raw: "x"}
+	if err := s.UpdateCalendarEvents(ctx, c.ID, []CalendarEvent{a, b}, nil, CalendarSync{SyncToken: "1"}); err != nil {
+		t.Fatal(err)
+	}
+	a.Summary = "moved"
+	if err := s.UpdateCalendarEvents(ctx, c.ID, []CalendarEvent{a}, []string{"/c/gone.ics"}, CalendarSync{SyncToken: "2"}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = s.CalendarEvents(ctx, c.ID, at(8), at(11))
+	n := 0
+	for _, e := range got {
+		switch e.UID {
+		case "gone":
+			t.Error("removed object still has its event")
+		case "obj":
+			n++
+			if e.Summary != "moved" {
+				t.Errorf("obj summary %q, want moved", e.Summary)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("obj stored %d times", n)
+	}
+	if cal, _ := s.Calendar(ctx, c.ID); cal.SyncToken != "2" {
+		t.Errorf("sync token %q, want 2", cal.SyncToken)
+	}
+}

@@ -1,0 +1,385 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spirit-app/spirit/agents/calendar"
+	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/platform"
+	"github.com/spirit-app/spirit/platform/secrets"
+)
+
+const calendarUsage = `usage:
+  spirit calendar add FILE.ics [--name NAME]               (an iCalendar file)
+  spirit calendar add URL [--name NAME]                    (a subscription: webcal://, https://)
+  spirit calendar add URL --caldav --user USER [--name NAME]
+                                   (CalDAV: a server or calendar URL; every calendar with events
+                                    is added; password from $SPIRIT_CALDAV_PASSWORD or asked for)
+  spirit calendar list
+  spirit calendar sync [ID]
+  spirit calendar upcoming [--hours N]                     (the next N hours, 24 by default)
+  spirit calendar remove ID                                (deletes its events)`
+
+// calendarHTTPTimeout bounds one fetch of a subscription or CalDAV query.
+const calendarHTTPTimeout = time.Minute
+
+// calendarEnv is what the calendar commands open.
+type calendarEnv struct {
+	dir string
+	st  *store.Store
+	sec secrets.Store // opened on first need: only CalDAV has a password
+	hc  *http.Client
+}
+
+func (env *calendarEnv) secrets() (secrets.Store, error) {
+	if env.sec == nil {
+		sec, err := secrets.Open(env.dir)
+		if err != nil {
+			return nil, err
+		}
+		env.sec = sec
+	}
+	return env.sec, nil
+}
+
+// lazyCalendarSecrets opens the keychain only when a CalDAV sync reads a
+// password.
+type lazyCalendarSecrets struct{ env *calendarEnv }
+
+func (l lazyCalendarSecrets) Get(ctx context.Context, key string) (string, error) {
+	sec, err := l.env.secrets()
+	if err != nil {
+		return "", err
+	}
+	return sec.Get(ctx, key)
+}
+
+func runCalendar(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, calendarUsage)
+		return errUsage
+	}
+	sub, rest := args[0], args[1:]
+	fs, dataDir := flags("calendar "+sub, stderr)
+	fs.Usage = func() { fmt.Fprintln(stderr, calendarUsage) }
+	name := fs.String("name", "", "add: a name for the calendar")
+	useCalDAV := fs.Bool("caldav", false, "add: the URL is a CalDAV server or calendar")
+	user := fs.String("user", "", "add --caldav: the CalDAV user name")
+	hours := fs.Int("hours", 24, "upcoming: how many hours ahead")
+	maxArgs := 1
+	switch sub {
+	case "list", "upcoming":
+		maxArgs = 0
+	case "add", "sync", "remove":
+	default:
+		fmt.Fprintln(stderr, calendarUsage)
+		return errUsage
+	}
+	pos, err := parse(fs, rest, maxArgs)
+	if err != nil {
+		return err
+	}
+	quiet(stderr)
+	dir, err := platform.DataDir(*dataDir)
+	if err != nil {
+		return err
+	}
+	readOnly := sub == "list" || sub == "upcoming"
+	var st *store.Store
+	if readOnly {
+		st, err = store.OpenDirReadOnly(ctx, dir, store.ReadOnlyOptions{})
+	} else {
+		st, err = store.OpenDir(ctx, dir)
+	}
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	env := &calendarEnv{dir: dir, st: st, hc: &http.Client{Timeout: calendarHTTPTimeout}}
+
+	switch sub {
+	case "add":
+		if len(pos) != 1 {
+			fmt.Fprintln(stderr, "spirit: calendar add needs a FILE or a URL")
+			return errUsage
+		}
+		return calendarAdd(ctx, env, pos[0], *name, *useCalDAV, *user, stdout, stderr)
+	case "list":
+		return calendarList(ctx, env, stdout)
+	case "sync":
+		id, err := calendarIDArg(pos)
+		if err != nil {
+			fmt.Fprintln(stderr, "spirit: calendar sync takes an optional calendar id")
+			return errUsage
+		}
+		return calendarSync(ctx, env, id, stdout, stderr)
+	case "upcoming":
+		if *hours <= 0 {
+			fmt.Fprintln(stderr, "spirit: --hours must be positive")
+			return errUsage
+		}
+		return calendarUpcoming(ctx, env, time.Duration(*hours)*time.Hour, stdout)
+	}
+	// remove
+	id, err := calendarIDArg(pos)
+	if err != nil || id == 0 {
+		fmt.Fprintln(stderr, "spirit: calendar remove needs a calendar id (see spirit calendar list)")
+		return errUsage
+	}
+	c, err := st.Calendar(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := st.RemoveCalendar(ctx, id); err != nil {
+		return err
+	}
+	if c.Kind == store.CalendarCalDAV && c.Username != "" {
+		if sec, err := env.secrets(); err == nil {
+			_ = sec.Delete(ctx, calendar.PasswordKey(id)) // gone already is fine
+		}
+	}
+	fmt.Fprintf(stdout, "Removed %s and its events.\n", calendarName(c))
+	return nil
+}
+
+func calendarIDArg(pos []string) (int64, error) {
+	if len(pos) == 0 {
+		return 0, nil
+	}
+	return strconv.ParseInt(pos[0], 10, 64)
+}
+
+func calendarName(c store.Calendar) string {
+	if c.Name != "" {
+		return c.Name
+	}
+	return c.Source
+}
+
+// calendarAdd adds a file, a subscription or a CalDAV account's
+// calendars, and syncs what it added once.
+func calendarAdd(ctx context.Context, env *calendarEnv, arg, name string, useCalDAV bool, user string, stdout, stderr io.Writer) error {
+	var added []store.Calendar
+	switch {
+	case useCalDAV:
+		if user == "" {
+			fmt.Fprintln(stderr, "spirit: calendar add --caldav needs --user")
+			return errUsage
+		}
+		u, err := url.Parse(arg)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			fmt.Fprintf(stderr, "spirit: %q is not an http(s) URL\n", arg)
+			return errUsage
+		}
+		password := os.Getenv("SPIRIT_CALDAV_PASSWORD")
+		if password == "" {
+			if password, err = askSecret(stderr, "Password (an app password if your provider uses them): "); err != nil {
+				return err
+			}
+		}
+		d, err := calendar.NewCalDAV(env.hc, arg, user, password)
+		if err != nil {
+			return err
+		}
+		found, err := d.FindCalendars(ctx)
+		if err != nil {
+			return err
+		}
+		// A calendar's own URL adds that calendar; a server's, all of them.
+		var pick []calendar.RemoteCalendar
+		for _, rc := range found {
+			if rc.Events && strings.TrimSuffix(rc.Path, "/") == strings.TrimSuffix(u.Path, "/") {
+				pick = []calendar.RemoteCalendar{rc}
+				break
+			}
+			if rc.Events {
+				pick = append(pick, rc)
+			}
+		}
+		if len(pick) == 0 {
+			return fmt.Errorf("no calendar with events at %s", arg)
+		}
+		sec, err := env.secrets()
+		if err != nil {
+			return err
+		}
+		for _, rc := range pick {
+			src := (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: rc.Path}).String()
+			n := rc.Name
+			if name != "" {
+				n = name
+				if len(pick) > 1 {
+					n = name + " – " + rc.Name
+				}
+			}
+			c, err := env.st.AddCalendar(ctx, store.Calendar{Kind: store.CalendarCalDAV, Source: src, Name: n, Username: user})
+			if err != nil {
+				return err
+			}
+			if err := sec.Set(ctx, calendar.PasswordKey(c.ID), password); err != nil {
+				_ = env.st.RemoveCalendar(ctx, c.ID)
+				return fmt.Errorf("keep the password in the keychain: %w", err)
+			}
+			added = append(added, c)
+		}
+	case isURL(arg):
+		src, err := calendar.SubscriptionURL(arg)
+		if err != nil {
+			fmt.Fprintf(stderr, "spirit: %v\n", err)
+			return errUsage
+		}
+		c, err := env.st.AddCalendar(ctx, store.Calendar{Kind: store.CalendarURL, Source: src, Name: name})
+		if err != nil {
+			return err
+		}
+		added = append(added, c)
+	default:
+		p, err := filepath.Abs(arg)
+		if err != nil {
+			return err
+		}
+		if _, err := os.Stat(p); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+		if name == "" {
+			name = strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
+		}
+		c, err := env.st.AddCalendar(ctx, store.Calendar{Kind: store.CalendarFile, Source: p, Name: name})
+		if err != nil {
+			return err
+		}
+		added = append(added, c)
+	}
+	failed := 0
+	for _, c := range added {
+		res, err := calendar.Sync(ctx, env.st, c, calendar.SyncOptions{HTTP: env.hc, Secrets: lazyCalendarSecrets{env}})
+		if err != nil {
+			failed++
+			fmt.Fprintf(stdout, "Added %s (calendar %d), but its first sync failed: %v\n", calendarName(c), c.ID, err)
+			continue
+		}
+		fmt.Fprintf(stdout, "Added %s (calendar %d): %d events.\n", calendarName(c), c.ID, res.Events)
+	}
+	if failed > 0 {
+		return errProblems
+	}
+	return nil
+}
+
+func isURL(s string) bool {
+	low := strings.ToLower(strings.TrimSpace(s))
+	for _, p := range []string{"webcal://", "webcals://", "https://", "http://"} {
+		if strings.HasPrefix(low, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func calendarList(ctx context.Context, env *calendarEnv, stdout io.Writer) error {
+	cs, err := env.st.Calendars(ctx)
+	if err != nil {
+		return err
+	}
+	if len(cs) == 0 {
+		fmt.Fprintln(stdout, "No calendars. Add one with `spirit calendar add …`.")
+		return nil
+	}
+	for _, c := range cs {
+		n, err := env.st.CountCalendarEvents(ctx, c.ID)
+		if err != nil {
+			return err
+		}
+		state := "never synced"
+		if !c.LastSync.IsZero() {
+			state = "synced " + c.LastSync.Local().Format("Jan 2 15:04")
+		}
+		if c.LastError != "" {
+			state += "; last sync failed " + c.ErrorAt.Local().Format("Jan 2 15:04") + ": " + c.LastError
+		}
+		user := ""
+		if c.Username != "" {
+			user = " as " + c.Username
+		}
+		fmt.Fprintf(stdout, "%d  %-6s %s  %s%s  %d events  %s\n", c.ID, c.Kind, calendarName(c), c.Source, user, n, state)
+	}
+	return nil
+}
+
+func calendarSync(ctx context.Context, env *calendarEnv, only int64, stdout, stderr io.Writer) error {
+	cs, err := env.st.Calendars(ctx)
+	if err != nil {
+		return err
+	}
+	failed, found := 0, false
+	for _, c := range cs {
+		if only != 0 && c.ID != only {
+			continue
+		}
+		found = true
+		res, err := calendar.Sync(ctx, env.st, c, calendar.SyncOptions{HTTP: env.hc, Secrets: lazyCalendarSecrets{env}})
+		switch {
+		case err != nil:
+			failed++
+			fmt.Fprintf(stderr, "%s: %v\n", calendarName(c), err)
+		case res.Unchanged:
+			fmt.Fprintf(stdout, "%s: unchanged\n", calendarName(c))
+		default:
+			fmt.Fprintf(stdout, "%s: %d events\n", calendarName(c), res.Events)
+		}
+	}
+	if only != 0 && !found {
+		return fmt.Errorf("calendar %d: %w", only, store.ErrNotFound)
+	}
+	if failed > 0 {
+		return errProblems
+	}
+	return nil
+}
+
+func calendarUpcoming(ctx context.Context, env *calendarEnv, ahead time.Duration, stdout io.Writer) error {
+	now := time.Now()
+	occs, err := calendar.Upcoming(ctx, env.st, now, now.Add(ahead), time.Local)
+	if err != nil {
+		return err
+	}
+	if len(occs) == 0 {
+		fmt.Fprintf(stdout, "Nothing in the next %s.\n", ahead)
+		return nil
+	}
+	for _, o := range occs {
+		when := o.Start.Local().Format("Mon Jan 2 15:04") + "–" + o.End.Local().Format("15:04")
+		if o.AllDay {
+			when = o.Start.Format("Mon Jan 2") + " (all day)"
+		}
+		var notes []string
+		switch {
+		case o.Status == calendar.StatusCancelled:
+			notes = append(notes, "cancelled")
+		case o.Transparent:
+			notes = append(notes, "free")
+		}
+		var people []string
+		for _, p := range o.People() {
+			people = append(people, p.Display())
+		}
+		line := when + "  " + o.Summary
+		if len(people) > 0 {
+			line += "  with " + strings.Join(people, ", ")
+		}
+		if len(notes) > 0 {
+			line += " (" + strings.Join(notes, ", ") + ")"
+		}
+		fmt.Fprintln(stdout, line)
+	}
+	return nil
+}
