@@ -71,6 +71,10 @@ type Input struct {
 	// ScreenText is not used: quoted history in a body then never stands
 	// for the open message's header.
 	ScreenLines []layout.Line
+	// Header is the open message's header as the application exposes it
+	// to the OS (the accessibility tree): exact, so it is read before
+	// ScreenLines and ScreenText, and its subject is matched exactly.
+	Header *ScreenInfo
 	// Excluded is set when the caller's exclusions already matched.
 	Excluded bool
 	// Now is the wall clock at the switch: mail after it is not yet seen.
@@ -183,14 +187,20 @@ func triage(in Input) (candidate, bool) {
 		// A list view of a mail client, or another app showing a
 		// received email (a browser on an unknown webmail): the screen
 		// text must carry the whole header block.
-		return candidate{Subject: si.Subject, FromScreen: true, SenderName: si.SenderName, SenderEmail: si.SenderEmail}, true
+		// An exact header's subject is not misread: a near miss is
+		// another thread, as for a title's.
+		return candidate{Subject: si.Subject, FromScreen: in.Header == nil, SenderName: si.SenderName, SenderEmail: si.SenderEmail}, true
 	}
 	return candidate{}, false
 }
 
-// screenInfo reads the screen: by layout when lines with positions came,
-// from the flat text otherwise.
+// screenInfo reads the screen: the exact header when the application
+// gave one, by layout when lines with positions came, from the flat text
+// otherwise.
 func screenInfo(in Input) ScreenInfo {
+	if in.Header != nil {
+		return *in.Header
+	}
 	if len(in.ScreenLines) > 0 {
 		return ParseHeader(in.ScreenLines)
 	}

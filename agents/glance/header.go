@@ -30,13 +30,22 @@ import (
 
 var (
 	// headerLabelRe is a header label at the start of a row, with or
-	// without a colon, and its value.
-	headerLabelRe = regexp.MustCompile(`(?i)^\s*(from|to|cc|bcc|subject|date|sent|reply-to)\b\s*:?\s*(.*)$`)
+	// without a colon, and its value. OCR may read a quote or a stroke
+	// before it.
+	headerLabelRe = regexp.MustCompile(`(?i)^[\s‘’'"|.,_]*(from|to|cc|bcc|subject|date|sent|reply-to)\b\s*:?\s*(.*)$`)
+	// misreadToRe is a "To:" label OCR misread ("Yo:", "Jo:", "T0:"),
+	// told from a word by its colon and the name after it.
+	misreadToRe = regexp.MustCompile(`^\s*(?:[YJ]o|T0|Ta):\s*([A-Z"'].*)$`)
+	// misreadCcRe is a "Cc" label read as "Ce", no word of its own.
+	misreadCcRe = regexp.MustCompile(`^\s*Ce:?\s+([A-Z"'].*)$`)
 	// lostAtRe is an address whose "@" OCR read as a space.
 	lostAtRe = regexp.MustCompile(`^([A-Za-z0-9._%+\-]+)\s+([A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,})$`)
 	// leadLRe is a word opening with "\\", "|" or "(" before an address's
 	// local part: OCR's reading of an "l".
-	leadLRe = regexp.MustCompile(`(?:^| )[\\|(][A-Za-z0-9._%+\-]+@[^\s]*`)
+	leadLRe = regexp.MustCompile(`(?:^| )<?[\\|(][A-Za-z0-9._%+\-]+@[^\s]*`)
+	// replyControlsRe is a row of reply buttons, whose icons OCR reads
+	// into the words ("eReply || eReplyall || Forward").
+	replyControlsRe = regexp.MustCompile(`(?i)reply.*forward`)
 	// spacedAtRe: OCR splits "name @host" at the at sign.
 	spacedAtRe = regexp.MustCompile(`\s*@\s*`)
 	// headerDateRe finds a date or a time as mail clients print them.
@@ -44,15 +53,18 @@ var (
 	// dateRestRe is what goes with a date on its line: the year, the
 	// time, "at", AM/PM, "(2 hours ago)".
 	dateRestRe = regexp.MustCompile(`(?i)\b\d{4}\b|\b\d{1,2}:\d{2}\b|\b(?:at|am|pm|a\.m\.|p\.m\.)\b|\(\s*\d+\s+\w+\s+ago\s*\)|[,()]`)
-	// quoteStartRe is the start of quoted or forwarded history.
-	quoteStartRe = regexp.MustCompile(`(?i)^\s*>|-{2,}\s*(?:original|forwarded)\s+message|^\s*on\s.{3,}\bwrote:?\s*$|^\s*begin forwarded message`)
+	// quoteStartRe is the start of quoted or forwarded history. OCR
+	// drops the dashes around "Original Message" (strokes without a
+	// letter) or reads them as underscores.
+	quoteStartRe = regexp.MustCompile(`(?i)^\s*>|-{2,}\s*(?:original|forwarded)\s+message|^[\W_]*(?:original|forwarded)\s+message[\W_]*$|^\s*on\s.{3,}\bwrote:?\s*$|^\s*begin forwarded message`)
 	// greetingRe opens a body.
 	greetingRe = regexp.MustCompile(`(?i)^\s*(?:hi|hello|hey|dear|good\s+(?:morning|afternoon|evening))\b`)
 	// initialsRe is the avatar with the sender's initials in front of the
 	// name (Outlook).
 	initialsRe = regexp.MustCompile(`^[A-Z]{1,3}$`)
-	// toMeRe is Gmail's recipients line, which OCR reads as "tome".
-	toMeRe = regexp.MustCompile(`(?i)^\s*to\s?me\b`)
+	// toMeRe is Gmail's recipients line, which OCR reads as "tome", or
+	// "tomer", "tomey" with the menu arrow after it.
+	toMeRe = regexp.MustCompile(`(?i)^\s*to\s?me(?:\b|[a-z]?\s*$)`)
 	// gmailChipRe is the label chip Gmail shows after a subject.
 	gmailChipRe = regexp.MustCompile(`(?i)\s+inbox\s*[x×]?\s*$`)
 )
@@ -67,39 +79,118 @@ type headerRow struct {
 
 // ParseHeader reads the message header from the lines of a reading pane
 // or message window (from screen/ocr's ReadLines), top to bottom. It finds
-// the topmost sender (a "From" label, "Name <addr>", or a name with its
-// address on the next row) and reads the header block around it; a body
+// the topmost sender (a "From" label, "Name <addr>", a name with its
+// address on the next row, or a name alone with a To row closely under it
+// as Apple Mail shows it) and reads the header block around it; a body
 // line (prose, a greeting, quoted history) before any sender means no
 // header is in view, and one after it ends the block. ScreenInfo.Email is
 // set as ParseScreen sets it: a sender plus recipients, a date or reply
-// controls.
+// controls. To read a whole window, with a message list and other panes
+// beside the header, use FindHeader first.
 func ParseHeader(lines []layout.Line) ScreenInfo {
-	// The same cap as ParseScreen's: more is not text off a screen, and
-	// the header is at the top.
-	budget := maxScreenRunes
-	for i, l := range lines {
-		budget -= utf8.RuneCountInString(l.Text)
-		if budget < 0 {
-			lines = lines[:i]
-			break
-		}
-	}
+	rows := headerRowsOf(lines)
+	return readHeader(rows, medianHeight(rows)).info
+}
+
+// headerRead is what readHeader found, and where.
+type headerRead struct {
+	info ScreenInfo
+	// found is true when a sender was found; info.Email may still be
+	// false (nothing else of a header around it).
+	found bool
+	// start and sender are the rows of the sender's first line (a name
+	// above its address) and of the sender; last is the last row of the
+	// header block, before the body.
+	start, sender, last int
+	// recipients and dated tell what the block holds besides the sender:
+	// a To or Cc row, a date on the sender's rows or below them.
+	recipients, dated bool
+}
+
+// headerRowsOf groups lines into visual rows, each with the header label
+// it starts with, within the same budget as ParseScreen's: more is not
+// text off a screen, and the header is at the top.
+func headerRowsOf(lines []layout.Line) []headerRow {
+	lines = withinBudget(lines)
 	var rows []headerRow
-	for _, r := range layout.Rows(lines) {
+	for _, r := range layout.Rows(dropOverlaps(dropSpecks(lines))) {
 		hr := headerRow{Row: r, text: strings.TrimSpace(r.Text())}
-		if m := headerLabelRe.FindStringSubmatch(hr.text); m != nil && !startsSentence(hr.text) {
+		// A label without a value is a word alone, and a date label's
+		// value is a date: "Sent" and "Sent Items" are folders.
+		if m := headerLabelRe.FindStringSubmatch(hr.text); m != nil && strings.Trim(m[2], ":;,. ") != "" && !startsSentence(hr.text) &&
+			(!strings.EqualFold(m[1], "sent") && !strings.EqualFold(m[1], "date") || headerDateRe.MatchString(m[2]) || strings.ContainsFunc(m[2], unicode.IsDigit)) {
 			hr.label, hr.value = strings.ToLower(m[1]), strings.TrimSpace(m[2])
 		} else if toMeRe.MatchString(hr.text) {
 			hr.label, hr.value = "to", "me"
+		} else if m := misreadToRe.FindStringSubmatch(hr.text); m != nil {
+			hr.label, hr.value = "to", strings.TrimSpace(m[1])
+		} else if m := misreadCcRe.FindStringSubmatch(hr.text); m != nil {
+			hr.label, hr.value = "cc", strings.TrimSpace(m[1])
 		}
 		rows = append(rows, hr)
 	}
-	textH := medianHeight(rows)
+	return rows
+}
+
+// dropSpecks drops the lines too flat to be text (3 pixels or less): a
+// dot or a rule OCR read as a letter, which would part a header's rows.
+func dropSpecks(lines []layout.Line) []layout.Line {
+	out := make([]layout.Line, 0, len(lines))
+	for _, l := range lines {
+		if l.Box.Dy() > 3 {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// dropOverlaps drops the lines that lie mostly under another line read
+// with more confidence: Tesseract sometimes reads a stretch of small grey
+// text twice, once as garbage ("pryanene" over "priya.nair@…").
+func dropOverlaps(lines []layout.Line) []layout.Line {
+	conf := make([]float64, len(lines))
+	for i, l := range lines {
+		for _, w := range l.Words {
+			conf[i] += w.Confidence / float64(len(l.Words))
+		}
+	}
+	var out []layout.Line
+	for i, l := range lines {
+		over := false
+		for j, o := range lines {
+			if i == j || conf[j] <= conf[i] {
+				continue
+			}
+			// Of about the same height: a tall box OCR drew around an icon
+			// and the text beside it is no second reading of the text.
+			if 2*abs(l.Box.Dy()-o.Box.Dy()) > max(l.Box.Dy(), o.Box.Dy()) {
+				continue
+			}
+			// Mostly under the other: a bracket read on its own over a
+			// sender's line leaves the line be.
+			in := l.Box.Intersect(o.Box)
+			if !in.Empty() && 2*in.Dx()*in.Dy() >= l.Box.Dx()*l.Box.Dy() {
+				over = true
+				break
+			}
+		}
+		if !over {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// readHeader reads the header block from rows top to bottom, text of
+// textH pixels being body-sized (see ParseHeader).
+func readHeader(rows []headerRow, textH int) headerRead {
 	var info ScreenInfo
 	start, sender := -1, -1
 	for i, r := range rows {
-		if r.label == "" && isBody(r, textH) {
-			return ScreenInfo{}
+		// A row ending in a date column is no prose but a folded
+		// message of a thread (Gmail) above the open one.
+		if r.label == "" && isBody(r, textH) && !endsWithDate(r) {
+			return headerRead{}
 		}
 		if name, addr, ok := senderOf(rows, i, textH); ok {
 			info.SenderName, info.SenderEmail = name, addr
@@ -112,16 +203,22 @@ func ParseHeader(lines []layout.Line) ScreenInfo {
 		}
 	}
 	if sender < 0 {
-		return ScreenInfo{}
+		return headerRead{}
 	}
-	var recipients, dated, controls bool
-	note := func(r headerRow) {
+	info.SenderEmail = restoreInitial(restoreLocalPart(info.SenderEmail, info.SenderName), info.SenderName)
+	last := sender
+	var recipients, dated, datedNear, controls bool
+	// note reads a row of the block; near is false for the rows more than
+	// one above the sender, whose date may be another message's (a
+	// message list's row above a list row with an address).
+	note := func(r headerRow, near bool) {
 		switch r.label {
 		case "to", "cc", "bcc":
 			recipients = true
 		case "date", "sent":
 			dated = true
-			if info.Date == "" {
+			datedNear = datedNear || near
+			if info.Date == "" && near {
 				info.Date = r.value
 			}
 		case "subject":
@@ -132,22 +229,25 @@ func ParseHeader(lines []layout.Line) ScreenInfo {
 		for _, l := range r.Lines {
 			if l.Text != "" && isDateText(l.Text) {
 				dated = true
-				if info.Date == "" {
+				datedNear = datedNear || near
+				if info.Date == "" && near {
 					info.Date = strings.TrimSpace(l.Text)
 				}
 			}
 		}
-		if replyRe.MatchString(r.text) || isToolbar(r.text) {
+		if replyControlsRe.MatchString(r.text) || isToolbar(r.text) {
 			controls = true
 		}
+	}
+	// The date on the sender's row comes first (a folded message of a
+	// thread may be right above, with its own).
+	if d := dateIn(rows[sender]); d != "" {
+		info.Date, dated, datedNear = d, true, true
 	}
 	// The sender's rows, and the rows above them: chrome, a subject
 	// heading, labels some clients put first.
 	for i := 0; i <= sender; i++ {
-		note(rows[i])
-	}
-	if d := dateIn(rows[sender]); d != "" && info.Date == "" {
-		info.Date, dated = d, true
+		note(rows[i], i >= start-1)
 	}
 	// Down from the sender to the first body row. Unlabelled rows closely
 	// under the labels are Thunderbird's subject (the largest of them; a
@@ -159,15 +259,20 @@ func ParseHeader(lines []layout.Line) ScreenInfo {
 		gap := r.Box.Min.Y - rows[j-1].Box.Max.Y
 		// Thunderbird leaves up to about two lines between the labels and
 		// the subject; the body starts further down.
-		if r.label == "from" || gap > 3*textH {
+		// A labelled row may sit further down: under a sender's picture
+		// taller than the sender's rows (Outlook 2016), or under a date
+		// and buttons OCR did not read.
+		if r.label == "from" || gap > 3*textH && (r.label == "" || gap > 5*textH) {
 			break // another message's header (a thread, quoted history), or the body
 		}
-		if r.label != "" || isDateText(r.text) || isAddressRow(r) || replyRe.MatchString(r.text) || isToolbar(r.text) {
-			note(r)
+		if r.label != "" || isDateText(r.text) || endsWithDate(r) || isAddressRow(r) || replyControlsRe.MatchString(r.text) || isToolbar(r.text) {
+			note(r, true)
+			last = j
 			continue
 		}
 		if len(below) < 3 && !isBody(r, textH) {
 			below = append(below, r)
+			last = j
 			continue
 		}
 		break
@@ -182,15 +287,15 @@ func ParseHeader(lines []layout.Line) ScreenInfo {
 				best = &below[k]
 			}
 		}
-		if above, ok := headingAbove(rows, start); ok && (best == nil || wordHeight(above) > wordHeight(*best)) {
-			info.Subject = widest(above)
+		if above, k, ok := headingAbove(rows, start, textH); ok && (best == nil || wordHeight(above) > wordHeight(*best)) {
+			info.Subject = headingLines(rows, k)
 		} else if best != nil {
-			info.Subject = best.text
+			info.Subject = subjectText(subjectLine(*best, rows[sender], textH), rows[sender], textH)
 		}
 	}
 	info.Subject = strings.TrimSpace(gmailChipRe.ReplaceAllString(info.Subject, ""))
 	info.Email = (info.SenderEmail != "" || info.SenderName != "") && (recipients || dated || controls)
-	return info
+	return headerRead{info: info, found: true, start: start, sender: sender, last: last, recipients: recipients, dated: datedNear}
 }
 
 // senderOf reads the sender from row i: a From label's value, or a row
@@ -241,12 +346,80 @@ func senderOf(rows []headerRow, i, textH int) (name, addr string, ok bool) {
 			rest = rest[:d[0]]
 		}
 		rest = strings.TrimPrefix(strings.TrimSpace(rest), "From")
-		if f := strings.Fields(rest); len(f) > 1 && initialsRe.MatchString(f[0]) && isInitialsOf(f[0], f[1:]) {
+		f := strings.Fields(rest)
+		switch {
+		case len(f) > 1 && initialsRe.MatchString(f[0]) && isInitialsOf(f[0], f[1:]):
 			rest = strings.Join(f[1:], " ")
+		case len(f) > 1 && len([]rune(f[0])) <= 3 && !strings.ContainsFunc(f[0], unicode.IsLetter):
+			// A round picture with one initial, misread ("2) Jane Doe").
+			rest = strings.Join(f[1:], " ")
+		case len(f) == 1 && initialsRe.MatchString(f[0]) && len(f[0]) > 1:
+			// The picture's initials alone on the address's row (new
+			// Outlook puts the name above): no name here.
+			rest = ""
 		}
 		return cleanSender(rest), fixOCRAddress(a), true
 	}
+	if isNameRow(r, textH) && recipientsFollow(rows, i, textH) {
+		// Apple Mail shows the sender's name alone, the address only on
+		// hover: a name with a To line closely under it (the subject may
+		// sit between) is the sender. A message list's sender has none.
+		return nameOf(r), "", true
+	}
 	return "", "", false
+}
+
+// recipientsFollow reports whether a To or Cc row follows row i within
+// the next three rows, with no address, body or wide gap before it.
+func recipientsFollow(rows []headerRow, i, textH int) bool {
+	for j := i + 1; j < len(rows) && j <= i+3; j++ {
+		r := rows[j]
+		if r.Box.Min.Y-rows[j-1].Box.Max.Y > 2*textH {
+			return false
+		}
+		switch r.label {
+		case "to", "cc":
+			return true
+		case "":
+		default:
+			return false
+		}
+		if isAddressRow(r) || bareAddrRe.MatchString(repairAt(r.text)) || isBody(r, textH) {
+			return false
+		}
+	}
+	return false
+}
+
+// restoreLocalPart puts back the first letter OCR lost off an address
+// made of the sender's names ("riya.nair@…" under "Priya Nair"): at the
+// start of a line of small grey text it is often read into a stroke or
+// a garbage word.
+func restoreLocalPart(addr, name string) string {
+	local, domain, ok := strings.Cut(addr, "@")
+	names := strings.Fields(strings.ToLower(name))
+	if !ok || len(names) < 2 {
+		return addr
+	}
+	first, rest, ok := strings.Cut(local, ".")
+	if !ok || rest != names[len(names)-1] {
+		return addr
+	}
+	if f := []rune(names[0]); len(f) == len([]rune(first))+1 && string(f[1:]) == first {
+		return string(f[0]) + local + "@" + domain
+	}
+	return addr
+}
+
+// restoreInitial undoes OCR's capital I for an l opening an address made
+// of the first name's initial and the last name ("Igray@…" for Liam
+// Gray's lgray@…).
+func restoreInitial(addr, name string) string {
+	names := strings.Fields(strings.ToLower(name))
+	if len(names) < 2 || !strings.HasPrefix(names[0], "l") || !strings.HasPrefix(addr, "i"+names[len(names)-1]+"@") {
+		return addr
+	}
+	return "l" + addr[1:]
 }
 
 // isInitialsOf reports whether ini are the initials of words ("JD" for
@@ -312,6 +485,9 @@ func repairAt(s string) string {
 		if rest[0] == ' ' {
 			lead, rest = " ", rest[1:]
 		}
+		if rest[0] == '<' {
+			lead, rest = lead+"<", rest[1:]
+		}
 		if rest[0] == '(' && strings.Contains(rest, ")") {
 			return m // a real bracket
 		}
@@ -364,6 +540,11 @@ func dateIn(r headerRow) string {
 	return ""
 }
 
+// endsWithDate reports whether r has columns and the last is a date.
+func endsWithDate(r headerRow) bool {
+	return len(r.Lines) > 1 && isDateText(r.Lines[len(r.Lines)-1].Text)
+}
+
 // isDateText reports whether s is a date and what goes with one, nothing
 // more ("Mon 24/11/2026, 11:02", "Today at 9:14 AM (2 hours ago)").
 func isDateText(s string) bool {
@@ -383,55 +564,163 @@ func isBody(r headerRow, textH int) bool {
 	if quoteStartRe.MatchString(t) || greetingRe.MatchString(t) {
 		return true
 	}
-	if strings.HasSuffix(t, ",") {
+	// A salutation ("Dana,") alone on its row; a date column may end in
+	// a comma OCR read in.
+	if strings.HasSuffix(t, ",") && len(r.Lines) == 1 && len(strings.Fields(t)) <= 4 {
 		return true
 	}
 	if textH > 0 && wordHeight(r) > textH*13/10 {
 		return false
 	}
 	words := strings.Fields(t)
-	return len(words) >= 5 && strings.ContainsAny(t[len(t)-1:], ".;:!")
+	return len(words) >= 5 && strings.ContainsAny(t[len(t)-1:], ".;:!?")
 }
 
 // startsSentence tells "To whom it may concern" or "Date night" from a
 // label: a label's value follows a colon, or a second column, or is short.
 func startsSentence(t string) bool {
-	m := headerLabelRe.FindStringSubmatch(t)
-	if m == nil {
+	idx := headerLabelRe.FindStringSubmatchIndex(t)
+	if idx == nil {
 		return false
 	}
-	rest := strings.TrimSpace(t)[len(m[1]):]
+	m := []string{t[idx[0]:idx[1]], t[idx[2]:idx[3]], t[idx[4]:idx[5]]}
+	rest := t[idx[3]:]
 	if strings.HasPrefix(strings.TrimLeft(rest, " "), ":") || strings.HasPrefix(rest, "  ") {
 		return false
 	}
 	words := strings.Fields(m[2])
-	return len(words) >= 6 && strings.ContainsAny(t[len(t)-1:], ".;!,")
+	if len(words) >= 6 && strings.ContainsAny(t[len(t)-1:], ".;!,") {
+		return true
+	}
+	// Without a colon, a person label's value is a name or an address:
+	// "to 22 are privileged", a message list's wrapped preview, is not.
+	switch strings.ToLower(m[1]) {
+	case "from", "to", "cc", "bcc":
+		if len(words) > 0 && !strings.Contains(words[0], "@") {
+			r, _ := utf8.DecodeRuneInString(words[0])
+			return !unicode.IsUpper(r) && r != '"' && r != '\''
+		}
+	}
+	return false
 }
 
 // headingAbove returns the row above start that may be the subject's
-// heading (Gmail, Outlook): the nearest that is neither chrome nor a label
-// nor a date.
-func headingAbove(rows []headerRow, start int) (headerRow, bool) {
-	for i := start - 1; i >= 0 && i >= start-3; i-- {
+// heading (Gmail, Outlook): of the few rows above that are neither chrome
+// nor a label nor a date, the one set largest (the nearest of equals). In
+// a Gmail thread, the earlier messages folded to a line each sit between
+// the subject and the open message's sender.
+func headingAbove(rows []headerRow, start, textH int) (headerRow, int, bool) {
+	best := -1
+	for i := start - 1; i >= 0 && i >= start-4; i-- {
 		r := rows[i]
-		if r.label != "" || isToolbar(r.text) || isDateText(r.text) {
+		if r.label != "" || isToolbar(r.text) || isDateText(r.text) || replyControlsRe.MatchString(r.text) {
 			continue
 		}
-		return r, true
+		if best < 0 || wordHeight(r) > max(wordHeight(rows[best]), textH*11/10) {
+			best = i
+		}
 	}
-	return headerRow{}, false
+	if best < 0 {
+		return headerRow{}, 0, false
+	}
+	return rows[best], best, true
+}
+
+// headingLines joins a heading wrapped onto the rows above row i: rows
+// of text the same size, closely above and aligned with it.
+func headingLines(rows []headerRow, i int) string {
+	text := headingText(widest(rows[i]))
+	h := wordHeight(rows[i])
+	for k := i - 1; k >= 0 && k >= i-2; k-- {
+		r, below := rows[k], rows[k+1]
+		if abs(wordHeight(r)-h)*5 > h || below.Box.Min.Y-r.Box.Max.Y > h || abs(r.Box.Min.X-below.Box.Min.X) > h {
+			break
+		}
+		text = strings.TrimSpace(widest(r).Text) + " " + text
+	}
+	return text
+}
+
+// headingText is a heading's text without the label chips OCR read into
+// its line after it (Gmail's "Inbox ×"): set apart by a wider space than
+// the heading's words and in smaller text.
+func headingText(l layout.Line) string {
+	ws := l.Words
+	if len(ws) < 2 {
+		return strings.TrimSpace(l.Text)
+	}
+	gaps := make([]int, len(ws)-1)
+	for i := range gaps {
+		gaps[i] = ws[i+1].Box.Min.X - ws[i].Box.Max.X
+	}
+	g := slices.Clone(gaps)
+	slices.Sort(g)
+	// A word space: the chips' own wide gaps must not set it.
+	space := max(g[(len(g)-1)/4], 2)
+	for k := 1; k < len(ws); k++ {
+		if gaps[k-1] <= 2*space || gaps[k-1] < 8 {
+			continue
+		}
+		if medianWordHeight(ws[k:])*10 < medianWordHeight(ws[:k])*8 {
+			return strings.TrimRight(layout.NewLine(ws[:k]).Text, "‘’'\"`")
+		}
+	}
+	return strings.TrimSpace(l.Text)
+}
+
+func medianWordHeight(ws []layout.Word) int {
+	hs := make([]int, len(ws))
+	for i, w := range ws {
+		hs[i] = w.Box.Dy()
+	}
+	slices.Sort(hs)
+	return hs[len(hs)/2]
+}
+
+// subjectLine is the line of a subject row under the sender's: the
+// widest of those starting no further right than the sender's text (a
+// mailbox's name may stand at the right of Apple Mail's subject).
+func subjectLine(r, sender headerRow, textH int) layout.Line {
+	left := sender.Lines[0].Box.Min.X + 2*textH
+	var out layout.Line
+	for _, l := range r.Lines {
+		if l.Box.Min.X <= left && len([]rune(l.Text)) > len([]rune(out.Text)) {
+			out = l
+		}
+	}
+	if out.Text == "" {
+		return widest(r)
+	}
+	return out
+}
+
+// subjectText is the text of a subject row under the sender's. OCR reads
+// the sender's picture (Outlook's square of initials, beside the sender
+// and subject rows) into the subject's line as a word of capitals, left
+// of where the sender's and the subject's text begin.
+func subjectText(l layout.Line, sender headerRow, textH int) string {
+	if len(l.Words) >= 2 && len(sender.Lines) > 0 {
+		left := sender.Lines[0].Box.Min.X
+		w := l.Words[0]
+		t := strings.TrimFunc(w.Text, func(r rune) bool { return !unicode.IsLetter(r) })
+		if len([]rune(t)) >= 2 && strings.ToUpper(t) == t && !strings.ContainsFunc(t, func(r rune) bool { return !unicode.IsLetter(r) }) &&
+			w.Box.Min.X < left-textH/2 && l.Words[1].Box.Min.X >= left-textH {
+			return layout.NewLine(l.Words[1:]).Text
+		}
+	}
+	return strings.TrimSpace(l.Text)
 }
 
 // widest is r's widest column: a tab strip or a label chip may share a
 // heading's row.
-func widest(r headerRow) string {
-	s := ""
+func widest(r headerRow) layout.Line {
+	var out layout.Line
 	for _, l := range r.Lines {
-		if len([]rune(l.Text)) > len([]rune(s)) {
-			s = strings.TrimSpace(l.Text)
+		if len([]rune(l.Text)) > len([]rune(out.Text)) {
+			out = l
 		}
 	}
-	return s
+	return out
 }
 
 // wordHeight is the median height of r's words: the size of its text,

@@ -91,10 +91,117 @@ func TestParseHeaderLines(t *testing.T) {
 			pane(rowAt(20, 12, col{20, "Jane Doe <jane.doe@example.com>"}),
 				rowAt(60, 12, col{20, "Lease renewal"})),
 			ScreenInfo{Subject: "Lease renewal", SenderName: "Jane Doe", SenderEmail: "jane.doe@example.com"}},
+		{"Apple Mail: the sender's name alone, the subject and To under it",
+			pane(rowAt(20, 14, col{70, "Elena Ortiz"}, col{700, "24 November 2026 at 09:14"}),
+				rowAt(40, 12, col{70, "Orion NDA signed counterpart"}, col{700, "Inbox Whitfield Law"}),
+				rowAt(58, 12, col{70, "To: Dana Whitfield"}),
+				rowAt(110, 12, col{20, "Dana,"})),
+			ScreenInfo{Email: true, Subject: "Orion NDA signed counterpart", SenderName: "Elena Ortiz", Date: "24 November 2026 at 09:14"}},
+		{"a message list's name over a preview is no sender",
+			pane(rowAt(20, 12, col{20, "Marcus Webb"}, col{300, "Yesterday"}),
+				rowAt(38, 12, col{20, "RE: Disclosure list of documents"}),
+				rowAt(56, 12, col{20, "We do not accept that the documents at items 14"}),
+				rowAt(74, 12, col{20, "to 22 are privileged"})),
+			ScreenInfo{}},
+		{"a folder named Sent is no Sent label: a folder pane's account is no sender with a date",
+			pane(rowAt(20, 12, col{20, "dana@whitfield.example"}),
+				rowAt(45, 12, col{20, "Inbox"}),
+				rowAt(70, 12, col{20, "Sent:"}),
+				rowAt(95, 12, col{20, "Archives"})),
+			ScreenInfo{SenderEmail: "dana@whitfield.example", Subject: "Archives"}},
+		{"Gmail's to me with the menu arrow read in (tomer)",
+			pane(rowAt(10, 20, col{70, "Disclosure timetable"}),
+				rowAt(50, 12, col{70, "Paul Grant <paul@grantlaw.example>"}),
+				rowAt(70, 9, col{70, "tomer"}),
+				rowAt(110, 12, col{70, "Jane, attached is the draft."})),
+			ScreenInfo{Email: true, Subject: "Disclosure timetable", SenderName: "Paul Grant", SenderEmail: "paul@grantlaw.example"}},
+		{"To: misread as Yo: with the date at the right of its row",
+			pane(rowAt(10, 20, col{20, "Expert report timetable"}),
+				rowAt(50, 12, col{70, "Tom Baker <tom.baker@bakerclerks.example>"}),
+				rowAt(70, 12, col{70, "Yo: Dana Whitfield"}, col{700, "Mon 23/11/2026 17:45"}),
+				rowAt(120, 12, col{70, "Dana, see below."})),
+			ScreenInfo{Email: true, Subject: "Expert report timetable", SenderName: "Tom Baker", SenderEmail: "tom.baker@bakerclerks.example", Date: "Mon 23/11/2026 17:45"}},
+		{"a date read with a comma after it is no salutation",
+			pane(rowAt(20, 14, col{70, "Marcus Webb"}, col{700, "Yesterday at 17:45,"}),
+				rowAt(40, 12, col{70, "RE: Disclosure"}),
+				rowAt(58, 12, col{70, "To: Dana Whitfield, Priya Nair"})),
+			ScreenInfo{Email: true, Subject: "RE: Disclosure", SenderName: "Marcus Webb", Date: "Yesterday at 17:45,"}},
+		{"new Outlook: the picture's initials on the address's row, the name above",
+			pane(rowAt(10, 20, col{70, "Orion NDA marked-up draft"}),
+				rowAt(50, 12, col{70, "Sarah Mitchell"}, col{700, "Tue 24/11/2026 09:14"}),
+				rowAt(68, 12, col{20, "SM s.mitchell@mitchellpartners.example"}),
+				rowAt(86, 12, col{70, "To: Dana Whitfield"})),
+			ScreenInfo{Email: true, Subject: "Orion NDA marked-up draft", SenderName: "Sarah Mitchell", SenderEmail: "s.mitchell@mitchellpartners.example", Date: "Tue 24/11/2026 09:14"}},
+		{"Gmail's round picture read as a digit before the name",
+			pane(rowAt(10, 20, col{70, "Indemnity cap"}),
+				rowAt(50, 12, col{20, "2) Jane Doe <jane.doe@orion-legal.example>"}),
+				rowAt(70, 9, col{70, "to me"})),
+			ScreenInfo{Email: true, Subject: "Indemnity cap", SenderName: "Jane Doe", SenderEmail: "jane.doe@orion-legal.example"}},
+		{"Outlook 2016: the date above the sender, the picture read into the subject",
+			pane(rowAt(10, 12, col{20, "Reply"}, col{80, "Reply All"}, col{170, "Forward"}),
+				rowAt(34, 12, col{20, "Mon 23/11/2026 15:04"}),
+				rowAt(56, 16, col{76, "Marcus Webb <mwebb@webblegal.example>"}),
+				append(rowAt(78, 12, col{30, "WYAWYE"}), rowAt(78, 12, col{76, "RE: Disclosure list of documents"})...),
+				rowAt(110, 12, col{20, "To"}, col{60, "Dana Whitfield"})),
+			ScreenInfo{Email: true, Subject: "RE: Disclosure list of documents", SenderName: "Marcus Webb", SenderEmail: "mwebb@webblegal.example", Date: "Mon 23/11/2026 15:04"}},
+		{"a subject heading wrapped onto two lines",
+			pane(rowAt(10, 18, col{20, "Without prejudice save as to costs proposal for"}),
+				rowAt(32, 18, col{20, "settlement of the claim"}),
+				rowAt(70, 12, col{70, "Marcus Webb <mwebb@webblegal.example>"}, col{700, "Tue 11/24/2026 4:18 PM"}),
+				rowAt(90, 12, col{70, "To: Owen Castellano"})),
+			ScreenInfo{Email: true, Subject: "Without prejudice save as to costs proposal for settlement of the claim", SenderName: "Marcus Webb", SenderEmail: "mwebb@webblegal.example", Date: "Tue 11/24/2026 4:18 PM"}},
+		{"a mailbox's name at the right of Apple Mail's subject is not the subject",
+			pane(rowAt(20, 14, col{70, "Tom Baker"}, col{700, "21/11/2026, 16:33"}),
+				rowAt(40, 12, col{70, "Re: Costs budget"}, col{650, "Inbox Whitfield Law LLP"}),
+				rowAt(58, 12, col{70, "To: Dana Whitfield"})),
+			ScreenInfo{Email: true, Subject: "Re: Costs budget", SenderName: "Tom Baker", Date: "21/11/2026, 16:33"}},
+		{"a line read twice over the address is dropped, the address's lost first letter put back",
+			pane(rowAt(20, 12, col{70, "Priya Nair"}, col{700, "21/11/2026, 16:33"}),
+				func() []layout.Line {
+					garbage := rowAt(40, 12, col{70, "pryanene"})
+					garbage[0].Words[0].Confidence = 2
+					return append(garbage, rowAt(40, 12, col{78, "riya.nair@nairlaw.example"})...)
+				}(),
+				rowAt(70, 12, col{20, "To"}, col{60, "Dana Whitfield"}),
+				rowAt(100, 16, col{20, "Re: Costs budget"})),
+			ScreenInfo{Email: true, Subject: "Re: Costs budget", SenderName: "Priya Nair", SenderEmail: "priya.nair@nairlaw.example", Date: "21/11/2026, 16:33"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := ParseHeader(tc.lines); got != tc.want {
 				t.Errorf("got %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestParseHeaderChips: Gmail's label chips, set apart and smaller, are
+// read into the subject heading's line; they are not the subject's.
+func TestParseHeaderChips(t *testing.T) {
+	words := func(x, h int, gap int, ss ...string) []layout.Word {
+		var out []layout.Word
+		for _, s := range ss {
+			out = append(out, layout.Word{Text: s, Box: image.Rect(x, 30-h, x+9*len(s), 30), Confidence: 90})
+			x += 9*len(s) + gap
+		}
+		return out
+	}
+	sender := pane(rowAt(50, 12, col{70, "Paul Grant <paul@grantlaw.example>"}), rowAt(70, 9, col{70, "to me"}))
+	for _, tc := range []struct {
+		name    string
+		heading []layout.Word
+		want    string
+	}{
+		{"one chip", append(words(70, 20, 6, "Indemnity", "cap", "in", "the", "SPA"), words(400, 9, 4, "tntox«")...),
+			"Indemnity cap in the SPA"},
+		{"two chips", append(words(70, 20, 6, "Brightside", "expert", "reports"), words(330, 9, 20, "Inbox", "Clients/Brightside", "x")...),
+			"Brightside expert reports"},
+		{"no chip: a short last word stays", words(70, 20, 6, "Meeting", "on", "the", "lease", "a"),
+			"Meeting on the lease a"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := ParseHeader(append([]layout.Line{layout.NewLine(tc.heading)}, sender...)).Subject
+			if got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
 	}

@@ -100,20 +100,34 @@ func (h *HeaderReader) Read(ctx context.Context, img image.Image) (PaneHeader, e
 	if err != nil {
 		return PaneHeader{Hash: key.perceptual}, fmt.Errorf("read pane header: %w", err)
 	}
-	e := &headerEntry{key: key, lines: lines, info: ParseHeader(lines)}
+	e := h.store(key, lines)
+	return PaneHeader{Lines: e.lines, Info: e.info, Hash: key.perceptual}, nil
+}
 
+// Remember records lines as what img shows, without OCR: the header
+// region of a window whose whole capture was read (the header's lines
+// from that reading), so that the same pane seen again is not read again.
+// A later Read of the same pixels answers lines, as cached.
+func (h *HeaderReader) Remember(img image.Image, lines []layout.Line) {
+	h.store(headerKey{perceptual: screen.HashImage(img), exact: h.exactHash(img)}, lines)
+}
+
+// store remembers lines under key, unless an entry is there already, and
+// returns the entry kept.
+func (h *HeaderReader) store(key headerKey, lines []layout.Line) *headerEntry {
+	e := &headerEntry{key: key, lines: lines, info: ParseHeader(lines)}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if el, ok := h.entries[key]; ok {
 		h.order.MoveToFront(el)
-	} else {
-		h.entries[key] = h.order.PushFront(e)
-		for h.order.Len() > h.size {
-			old := h.order.Remove(h.order.Back()).(*headerEntry)
-			delete(h.entries, old.key)
-		}
+		return el.Value.(*headerEntry)
 	}
-	return PaneHeader{Lines: e.lines, Info: e.info, Hash: key.perceptual}, nil
+	h.entries[key] = h.order.PushFront(e)
+	for h.order.Len() > h.size {
+		old := h.order.Remove(h.order.Back()).(*headerEntry)
+		delete(h.entries, old.key)
+	}
+	return e
 }
 
 // exactHash hashes img's bounds and pixels (as RGBA). It costs well under

@@ -2,14 +2,17 @@ package glance
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/agents/work/pace"
 	"github.com/spirit-app/spirit/app/events"
 	"github.com/spirit-app/spirit/screen"
 )
@@ -31,9 +34,10 @@ type Capturer interface {
 	Capture(ctx context.Context, sw screen.Switch) (screen.Shot, error)
 }
 
-// TextReader reads the text on a screenshot (Tesseract).
+// TextReader reads text with its positions off a screenshot (screen/ocr's
+// Tesseract), and is closed when the service stops.
 type TextReader interface {
-	ReadText(ctx context.Context, img image.Image) (string, error)
+	LineReader
 	Close() error
 }
 
@@ -47,6 +51,11 @@ type ServiceOptions struct {
 	// OpenReader loads the OCR on first need (its model is large); nil: no
 	// screen text.
 	OpenReader func() (TextReader, error)
+	// OpenHeaders connects to the OS's view of application windows (the
+	// accessibility tree) on first need, for the exact header of the
+	// message a mail window shows; nil, or an error: OCR only. What it
+	// opens is closed when Run returns.
+	OpenHeaders func(ctx context.Context) (HeaderSource, error)
 	// Policy reads the lawyer's settings; an error keeps the glance silent.
 	Policy func(ctx context.Context) (Policy, error)
 	// Models returns the provider's model stages; ok is false without one.
@@ -64,10 +73,26 @@ type ServiceOptions struct {
 // Service decides, after each app switch, whether the screen shows an
 // email that needs the lawyer, and proposes a nudge only when it does.
 // Every outcome is written to the world log; every error ends in silence.
-// Switches are handled one at a time, in order.
+// Switches are glanced at in order, only the latest of those that queued
+// up, and a glance still running when the lawyer switches again is cut
+// short: its outcome is that the lawyer moved on.
 type Service struct {
 	opt ServiceOptions
-	ocr TextReader // loaded on first need; Run's goroutine only
+	// ocrTurn holds a token while an OCR read runs (turnReader).
+	ocrTurn chan struct{}
+
+	// mu guards what follows: a glance cut short may still be running
+	// (in an OCR read that cannot be interrupted) beside the next one.
+	mu      sync.Mutex
+	ocr     TextReader    // loaded on first need
+	headers *HeaderReader // reads ocr's pane headers, and remembers them
+	// regions are the header regions learned per window (readPane).
+	regions map[paneKey]image.Rectangle
+	exact   HeaderSource // opened on first need
+	// exactOff holds, per app, when a failed exact header may be asked
+	// for again; exactOpenAfter the same for opening the source.
+	exactOff       map[string]time.Time
+	exactOpenAfter time.Time
 }
 
 // NewService checks the options; the service starts with Run.
@@ -86,53 +111,141 @@ func NewService(opt ServiceOptions) (*Service, error) {
 	if opt.Events == nil {
 		opt.Events = events.Noop{}
 	}
-	return &Service{opt: opt}, nil
+	return &Service{opt: opt, ocrTurn: make(chan struct{}, 1),
+		regions: make(map[paneKey]image.Rectangle), exactOff: make(map[string]time.Time)}, nil
 }
 
-// Run glances at each switch until ctx ends or the stream closes.
+// errMovedOn is the cause of a glance's context when the lawyer switched
+// again before it ended.
+var errMovedOn = errors.New("the lawyer moved on")
+
+// glanceRun is one glance: its switch, and whether its outcome is told.
+type glanceRun struct {
+	sw     screen.Switch
+	cancel context.CancelCauseFunc // nil for On's
+	done   chan struct{}           // closed when the glance returned
+
+	mu sync.Mutex
+	// over is set once the outcome is in the world log (or a nudge
+	// proposed), or the glance was cut short: nothing more is told.
+	over bool
+}
+
+// Run glances at each switch until ctx ends or the stream closes. A
+// switch that comes while a glance runs cuts it short: the lawyer has left
+// the window it is about, and what it would say now comes too late.
 func (s *Service) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
 	defer func() {
-		if s.ocr != nil {
-			s.ocr.Close()
-			s.ocr = nil
-		}
+		// Glances cut short end once their OCR read does.
+		wg.Wait()
+		s.close()
 	}()
+	var cur *glanceRun
+	// finish waits for the last glance, unless ctx ends first.
+	finish := func() error {
+		if cur != nil {
+			select {
+			case <-cur.done:
+			case <-ctx.Done():
+				cur.cancel(ctx.Err())
+			}
+		}
+		return nil
+	}
 	for {
+		var done <-chan struct{}
+		if cur != nil {
+			done = cur.done
+		}
 		select {
 		case <-ctx.Done():
+			if cur != nil {
+				cur.cancel(ctx.Err())
+			}
 			return nil
+		case <-done:
+			cur = nil
 		case ev, ok := <-s.opt.Switches:
 			if !ok {
-				return nil
+				return finish()
 			}
 			sw, ok := ev.Data.(screen.Switch)
 			if !ok || sw.Excluded {
 				continue
 			}
-			// Switches that came while a glance ran are history: the
-			// lawyer has moved on, and only the window in front now
-			// matters. Each still gets its line in the world log.
-			closed := false
-			for latest := false; !latest && !closed; {
-				select {
-				case next, ok := <-s.opt.Switches:
-					if !ok {
-						closed = true
-						break
-					}
-					if nsw, ok := next.Data.(screen.Switch); ok && !nsw.Excluded {
-						s.opt.Record(ctx, "glance", sw.App, "silent: "+movedOn(sw, nsw)+" (gate)")
-						sw = nsw
-					}
-				default:
-					latest = true
-				}
+			if cur != nil {
+				s.cut(ctx, cur, sw)
 			}
-			s.On(ctx, sw)
+			sw, closed := s.latest(ctx, sw)
+			cur = s.start(ctx, sw, &wg)
 			if closed {
-				return nil
+				return finish()
 			}
 		}
+	}
+}
+
+// latest returns the newest switch queued up after sw, logging each one
+// it passes over: the lawyer has moved on, and only the window in front
+// now matters. closed reports that the stream has ended.
+func (s *Service) latest(ctx context.Context, sw screen.Switch) (_ screen.Switch, closed bool) {
+	for {
+		select {
+		case next, ok := <-s.opt.Switches:
+			if !ok {
+				return sw, true
+			}
+			if nsw, ok := next.Data.(screen.Switch); ok && !nsw.Excluded {
+				s.opt.Record(ctx, "glance", sw.App, "silent: "+movedOn(sw, nsw)+" (gate)")
+				sw = nsw
+			}
+		default:
+			return sw, false
+		}
+	}
+}
+
+// start runs a glance at sw in a goroutine of its own, so that Run keeps
+// hearing switches.
+func (s *Service) start(ctx context.Context, sw screen.Switch, wg *sync.WaitGroup) *glanceRun {
+	gctx, cancel := context.WithCancelCause(ctx)
+	g := &glanceRun{sw: sw, cancel: cancel, done: make(chan struct{})}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(g.done)
+		defer cancel(nil)
+		s.glance(gctx, g)
+	}()
+	return g
+}
+
+// cut ends glance g because the lawyer switched to next: unless g has
+// told its outcome already, the outcome is that the lawyer moved on, and
+// g tells nothing more (it may still be in an OCR read or a model call,
+// which its cancelled context ends as soon as it can).
+func (s *Service) cut(ctx context.Context, g *glanceRun, next screen.Switch) {
+	g.mu.Lock()
+	if !g.over {
+		g.over = true
+		s.opt.Record(ctx, "glance", g.sw.App, "silent: "+movedOn(g.sw, next)+" (gate)")
+	}
+	g.mu.Unlock()
+	g.cancel(errMovedOn)
+}
+
+// close releases what the glances loaded.
+func (s *Service) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ocr != nil {
+		s.ocr.Close()
+		s.ocr, s.headers = nil, nil
+	}
+	if s.exact != nil {
+		s.exact.Close()
+		s.exact = nil
 	}
 }
 
@@ -157,24 +270,41 @@ func WatchPane(sw screen.Switch) bool {
 	return t.Mail() && t.List
 }
 
-// On runs one glance for switch sw; Run calls it, and tests may directly.
-// A pane change (sw.PaneChanged) is glanced at like a switch: its title is
-// still the list's, so the screen is read.
+// On runs one glance for switch sw to its end; Run runs the same glance
+// for each switch, and may cut it short. A pane change (sw.PaneChanged) is
+// glanced at like a switch: its title is still the list's, so the pane is
+// read: exactly where the OS gives its header, else by OCR of the header
+// region learned for the window.
 func (s *Service) On(ctx context.Context, sw screen.Switch) {
-	say := func(text string) { s.opt.Record(ctx, "glance", sw.App, text) }
+	s.glance(ctx, &glanceRun{sw: sw})
+}
+
+// glance is On for g, which Run may cut short.
+func (s *Service) glance(ctx context.Context, g *glanceRun) {
+	sw := g.sw
+	// say writes a line to the world log, unless the glance is over;
+	// outcome marks its last line.
+	say := func(text string, outcome bool) {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if !g.over {
+			s.opt.Record(ctx, "glance", sw.App, text)
+			g.over = outcome
+		}
+	}
 	now := s.opt.Now()
 	pol, err := s.opt.Policy(ctx)
 	if err != nil {
-		say("silent: cannot read settings (gate)")
+		say("silent: cannot read settings (gate)", true)
 		return
 	}
 	all, err := s.opt.Store.Nudges(ctx)
 	if err != nil {
-		say("silent: cannot read nudges (gate)")
+		say("silent: cannot read nudges (gate)", true)
 		return
 	}
 	if reason := Gate(all, now, pol); reason != "" {
-		say("silent: " + reason + " (gate)")
+		say("silent: "+reason+" (gate)", true)
 		return
 	}
 	in := Input{App: sw.App, Title: sw.Title, Excluded: sw.Excluded, Now: now}
@@ -190,20 +320,52 @@ func (s *Service) On(ctx context.Context, sw screen.Switch) {
 	// cost a model call.
 	d, err := Decide(ctx, s.opt.Index, in)
 	if err == nil && d.MessageID != "" && Seen(all, nudge.GlanceSubject(d.MessageID)) {
-		say("silent: already nudged about this thread (gate)")
+		say("silent: already nudged about this thread (gate)", true)
 		return
 	}
 	// A mail window whose title does not say which message is open (a list
-	// view): look at the screen, read its text, and decide again.
+	// view): read its header, exactly where the application tells it, off
+	// the screen otherwise, and decide again.
 	var shot *Image
-	if err == nil && d.Reason == ReasonNotEmail && ParseTitle(sw.App, sw.Title).Mail() && s.opt.Capture != nil {
-		if sh, cerr := s.opt.Capture.Capture(ctx, sw); cerr != nil {
-			say("no screenshot: " + cerr.Error())
-		} else {
-			shot = &Image{MIME: sh.MIME, Data: sh.Data}
-			if text := s.readScreen(ctx, pol, sh); text != "" {
-				in.ScreenText = text
-				d, err = Decide(ctx, s.opt.Index, in)
+	if err == nil && d.Reason == ReasonNotEmail && ParseTitle(sw.App, sw.Title).Mail() {
+		exact := false
+		if pol.ScreenText {
+			h, asked, herr := s.exactHeader(ctx, sw)
+			switch {
+			case !asked:
+			case herr == nil:
+				info := h.info()
+				in.Header, exact = &info, true
+				s.opt.Events.Log(events.ScreenTextRead, events.ScreenText{App: sw.App, Chars: len([]rune(info.SenderName + info.SenderEmail + info.Subject + info.Date))})
+			case errors.Is(herr, ErrNoHeader):
+				say("silent: no message open (triage)", true)
+				return
+			case ctx.Err() != nil:
+				say("silent: error at triage: "+context.Cause(ctx).Error(), true)
+				return
+			default:
+				s.opt.Log.Info("no exact message header; reading the screen", "app", sw.App, "err", herr)
+			}
+		}
+		if !exact && s.opt.Capture != nil {
+			if sh, cerr := s.opt.Capture.Capture(ctx, sw); cerr != nil {
+				say("no screenshot: "+cerr.Error(), false)
+			} else {
+				shot = &Image{MIME: sh.MIME, Data: sh.Data}
+				if pol.ScreenText {
+					lines, rerr := s.readPane(ctx, sw, sh)
+					if rerr != nil && ctx.Err() == nil {
+						s.opt.Log.Warn("read the pane header", "err", rerr)
+					}
+					in.ScreenLines = lines
+				}
+			}
+		}
+		if in.Header != nil || len(in.ScreenLines) > 0 {
+			d, err = Decide(ctx, s.opt.Index, in)
+			if err == nil && d.MessageID != "" && Seen(all, nudge.GlanceSubject(d.MessageID)) {
+				say("silent: already nudged about this thread (gate)", true)
+				return
 			}
 		}
 	}
@@ -213,7 +375,7 @@ func (s *Service) On(ctx context.Context, sw screen.Switch) {
 		d, err = DecideWithModels(ctx, s.opt.Index, in, m, shot)
 	}
 	if err != nil {
-		say(fmt.Sprintf("silent: error at %s: %v", d.Stage, err))
+		say(fmt.Sprintf("silent: error at %s: %v", d.Stage, err), true)
 		return
 	}
 	if !d.Surface {
@@ -221,67 +383,50 @@ func (s *Service) On(ctx context.Context, sw screen.Switch) {
 		if reason == ReasonOverBudget {
 			reason = "code stage over budget"
 		}
-		say("silent: " + reason + " (" + d.Stage + ")")
+		say("silent: "+reason+" ("+d.Stage+")", true)
 		return
 	}
 	subject := nudge.GlanceSubject(d.MessageID)
 	if all, err := s.opt.Store.Nudges(ctx); err != nil || Seen(all, subject) {
-		say("silent: already nudged about this thread (gate)")
+		say("silent: already nudged about this thread (gate)", true)
 		return
 	}
+	// The proposal is the outcome: none once the glance is cut short, and
+	// no cut while it is made.
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.over {
+		return
+	}
+	g.over = true
 	if err := s.opt.Propose(ctx, store.Nudge{Kind: nudge.KindGlance, Message: d.Message, ActionPrompt: d.ActionPrompt, Subject: subject}); err != nil {
 		s.opt.Log.Error("glance nudge", "err", err)
 	}
 }
 
-// readScreen returns the text on the capture, unless screen text is off
-// or the OCR cannot be loaded.
-func (s *Service) readScreen(ctx context.Context, pol Policy, sh screen.Shot) string {
-	if !pol.ScreenText || s.opt.OpenReader == nil {
-		return ""
-	}
-	if s.ocr == nil {
-		r, err := s.opt.OpenReader()
-		if err != nil {
-			s.opt.Log.Warn("screen text is unavailable", "err", err)
-			return ""
-		}
-		s.ocr = r
-	}
-	text, err := s.ocr.ReadText(ctx, sh.Full)
-	if err != nil {
-		s.opt.Log.Warn("read screen text", "err", err)
-		return ""
-	}
-	// Only the amount: screen text stays with the glance.
-	s.opt.Events.Log(events.ScreenTextRead, events.ScreenText{App: sh.App, Chars: len([]rune(text))})
-	return text
-}
-
 // Gate returns why no glance nudge may be shown at now, given every nudge
 // so far, or "" when one may.
 func Gate(all []store.Nudge, now time.Time, p Policy) string {
-	if p.Quiet != nil && p.Quiet(now) {
+	// Quiet hours and the hourly cap are one rule for everything Spirit
+	// raises unasked (glances and work done outside a conversation), so
+	// that together they never show more than the lawyer allowed.
+	lastHour := pace.LastHour(all, now)
+	switch (pace.Policy{MaxPerHour: p.MaxPerHour, Quiet: p.Quiet}).Gate(now, lastHour) {
+	case pace.QuietHours:
 		return "quiet hours"
+	case pace.HourlyCap:
+		return fmt.Sprintf("%d unprompted nudges in the last hour", lastHour)
 	}
-	var lastHour, dismissed int
+	// Dismissed glances alone make the glance hold back.
+	var dismissed int
 	var lastDismissal time.Time
 	for _, n := range all {
-		if n.Kind != nudge.KindGlance {
-			continue
-		}
-		if now.Sub(n.Created) < time.Hour {
-			lastHour++
-		}
-		if n.State == store.NudgeDismissed && now.Sub(n.Updated) < 24*time.Hour {
+		if n.Kind == nudge.KindGlance && n.State == store.NudgeDismissed && now.Sub(n.Updated) < 24*time.Hour {
 			dismissed++
 			if n.Updated.After(lastDismissal) {
 				lastDismissal = n.Updated
 			}
 		}
-	}
-	if lastHour >= p.MaxPerHour {
-		return fmt.Sprintf("%d glance nudges in the last hour", lastHour)
 	}
 	// Each recent dismissal doubles the quiet time after the last one.
 	if dismissed > 0 {

@@ -107,7 +107,7 @@ func TestReadLinesClosed(t *testing.T) {
 // TestBenchPaneRead times reading one reading pane's header region (900×160,
 // four lines of 14 px text) into lines. It runs only with SPIRIT_BENCH=1
 // (make bench) and prints
-// "BENCH pane_read_ms <p95 of 20 reads, language data already loaded> ms".
+// "BENCH ocr_lines_900x160_ms <p95 of 20 reads, language data already loaded> ms".
 func TestBenchPaneRead(t *testing.T) {
 	if os.Getenv("SPIRIT_BENCH") != "1" {
 		t.Skip("set SPIRIT_BENCH=1 to measure")
@@ -131,7 +131,7 @@ func TestBenchPaneRead(t *testing.T) {
 	s := sortedDurations(times)
 	p95 := s[(len(s)*95+99)/100-1]
 	t.Logf("reads: p50 %v, p95 %v, max %v", s[len(s)/2], p95, s[len(s)-1])
-	fmt.Printf("BENCH pane_read_ms %.0f ms\n", float64(p95)/float64(time.Millisecond))
+	fmt.Printf("BENCH ocr_lines_900x160_ms %.0f ms\n", float64(p95)/float64(time.Millisecond))
 }
 
 func linesOrFatal(t *testing.T, r *ocr.Tesseract, img image.Image) []layout.Line {

@@ -1,0 +1,252 @@
+package glance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"strings"
+	"time"
+
+	"github.com/spirit-app/spirit/app/events"
+	"github.com/spirit-app/spirit/screen"
+	"github.com/spirit-app/spirit/screen/ocr/layout"
+)
+
+// Reading the message a mail client's main window shows in its reading
+// pane, whose title does not name it: first exactly, from what the
+// application exposes to the OS (the accessibility tree); else by OCR of
+// the pane's header region only. The whole window is read once, to find
+// where the header is; later glances at the same window read that region
+// alone (about a tenth of the pixels and of the time), and the same
+// pixels are never read twice.
+
+// ExactHeader is the header of the message a window shows, as the
+// application itself exposes it: exact text, no OCR.
+type ExactHeader struct {
+	SenderName, SenderEmail string
+	To, Cc                  []string
+	Subject, Date           string
+}
+
+// info is h as a screen header the triage reads.
+func (h ExactHeader) info() ScreenInfo {
+	return ScreenInfo{
+		Email:       h.SenderEmail != "" || h.SenderName != "",
+		Subject:     strings.TrimSpace(h.Subject),
+		SenderName:  strings.TrimSpace(h.SenderName),
+		SenderEmail: strings.TrimSpace(h.SenderEmail),
+		Date:        strings.TrimSpace(h.Date),
+	}
+}
+
+// Errors a HeaderSource answers with.
+var (
+	// ErrHeaderUnavailable: the OS or the application gives no header of
+	// this window (no accessibility bus, an application that exposes no
+	// tree, an unknown layout); the glance falls back to OCR and stops
+	// asking about the application for ExactRetry.
+	ErrHeaderUnavailable = errors.New("exact message header unavailable")
+	// ErrNoHeader: the application answered, and no message is open in
+	// the window (an empty folder, nothing selected). The glance is
+	// silent without reading the screen.
+	ErrNoHeader = errors.New("no message open")
+)
+
+// HeaderSource reads the header of the message open in a window from the
+// OS (platform/a11y on Linux, adapted by the app). It must be safe for
+// concurrent use: a glance the lawyer has left may still be asking while
+// the next one asks.
+type HeaderSource interface {
+	// MessageHeader returns the header of the message sw's window shows,
+	// or an error wrapping ErrHeaderUnavailable or ErrNoHeader.
+	MessageHeader(ctx context.Context, sw screen.Switch) (ExactHeader, error)
+	Close() error
+}
+
+// ExactRetry is how long an application (or the OS) that gave no exact
+// header is not asked again; every glance meanwhile goes straight to
+// OCR. Asking costs milliseconds (a11y measured 0.2-0.3 ms with
+// accessibility off), so the rest is short: an application that was
+// still starting, and puts its tree on the bus seconds later, is read
+// exactly from the next minute on.
+const ExactRetry = time.Minute
+
+// maxRegions bounds the header regions remembered: one per mail window
+// and monitor size, a handful in practice.
+const maxRegions = 32
+
+// paneKey is a window as captured: its id and the captured area. The
+// region learned in one capture is valid in another of the same window
+// while the window stays where it was; a move or a resize shows no header
+// in the region, and the region is learned again.
+type paneKey struct {
+	window uint64
+	bounds image.Rectangle
+}
+
+// exactHeader asks the HeaderSource for sw's open message, opening it on
+// first need. ok is false when there is none to ask, or it was asked too
+// recently about sw's application and failed; err is its answer
+// otherwise.
+func (s *Service) exactHeader(ctx context.Context, sw screen.Switch) (ExactHeader, bool, error) {
+	src, ok := s.headerSource(ctx, sw.App)
+	if !ok {
+		return ExactHeader{}, false, nil
+	}
+	h, err := src.MessageHeader(ctx, sw)
+	switch {
+	case err == nil:
+		if h.SenderName == "" && h.SenderEmail == "" && h.Subject == "" {
+			return h, true, fmt.Errorf("empty header: %w", ErrNoHeader)
+		}
+		return h, true, nil
+	case errors.Is(err, ErrHeaderUnavailable):
+		s.mu.Lock()
+		if len(s.exactOff) >= maxRegions {
+			clear(s.exactOff)
+		}
+		s.exactOff[sw.App] = s.opt.Now().Add(ExactRetry)
+		s.mu.Unlock()
+	}
+	return h, true, err
+}
+
+// headerSource returns the HeaderSource, opening it on first need, unless
+// there is none or app (or the OS) is resting after a failure.
+func (s *Service) headerSource(ctx context.Context, app string) (HeaderSource, bool) {
+	if s.opt.OpenHeaders == nil {
+		return nil, false
+	}
+	now := s.opt.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if now.Before(s.exactOff[app]) || now.Before(s.exactOpenAfter) {
+		return nil, false
+	}
+	if s.exact == nil {
+		src, err := s.opt.OpenHeaders(ctx)
+		if err != nil {
+			s.opt.Log.Info("exact message headers are unavailable; reading the screen instead", "err", err)
+			s.exactOpenAfter = now.Add(ExactRetry)
+			return nil, false
+		}
+		s.exact = src
+	}
+	return s.exact, true
+}
+
+// readPane returns the lines of the message header on sh, read by OCR of
+// the header region learned for its window, or of the whole capture when
+// none is learned or the region shows none (then the region is learned
+// again). The lines are the header's only: quoted history further down
+// the body is never among them. No header: nil.
+func (s *Service) readPane(ctx context.Context, sw screen.Switch, sh screen.Shot) ([]layout.Line, error) {
+	if sh.Full == nil || s.opt.OpenReader == nil {
+		return nil, nil
+	}
+	hr, err := s.headerReader()
+	if err != nil {
+		return nil, err
+	}
+	full := sh.Full.Bounds()
+	key := paneKey{window: sw.Window, bounds: full}
+	s.mu.Lock()
+	region, known := s.regions[key]
+	s.mu.Unlock()
+	if known {
+		ph, err := hr.Read(ctx, sh.Full.SubImage(region))
+		if err != nil {
+			return nil, err
+		}
+		s.readEvent(sh.App, ph)
+		if ph.Info.Email && ph.Info.Subject != "" {
+			s.opt.Log.Debug("pane header read", "region", region, "cached", ph.Cached)
+			return ph.Lines, nil
+		}
+		// The window moved, the layout changed, or no message is open:
+		// the whole window tells which.
+	}
+	ph, err := hr.Read(ctx, sh.Full)
+	if err != nil {
+		return nil, err
+	}
+	s.readEvent(sh.App, ph)
+	header, found, ok := FindHeader(ph.Lines)
+	s.opt.Log.Debug("window read for its pane header", "found", ok, "region", found, "cached", ph.Cached)
+	if !ok {
+		// A region known before is kept: most often no message is open
+		// and the next one shows where the last did.
+		return nil, nil
+	}
+	// FindHeader's region is the header's column, with room for a
+	// taller or wider header of the next message.
+	region = found.Intersect(full)
+	if region.Empty() {
+		return header, nil
+	}
+	s.mu.Lock()
+	if len(s.regions) >= maxRegions {
+		clear(s.regions)
+	}
+	s.regions[key] = region
+	s.mu.Unlock()
+	// The region's pixels in this capture show this header: the same pane
+	// seen again (the lawyer going back to the window) is not read again.
+	hr.Remember(sh.Full.SubImage(region), header)
+	return header, nil
+}
+
+// readEvent tells who listens that OCR ran; a read answered from memory
+// read nothing off the screen.
+func (s *Service) readEvent(app string, ph PaneHeader) {
+	if ph.Cached {
+		return
+	}
+	n := 0
+	for _, l := range ph.Lines {
+		n += len([]rune(l.Text))
+	}
+	// Only the amount: screen text stays with the glance.
+	s.opt.Events.Log(events.ScreenTextRead, events.ScreenText{App: app, Chars: n})
+}
+
+// headerReader returns the pane reader, loading the OCR on first need.
+func (s *Service) headerReader() (*HeaderReader, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.headers != nil {
+		return s.headers, nil
+	}
+	r, err := s.opt.OpenReader()
+	if err != nil {
+		return nil, fmt.Errorf("load OCR: %w", err)
+	}
+	s.ocr = r
+	s.headers = NewHeaderReader(turnReader{r: r, turn: s.ocrTurn}, 0)
+	return s.headers, nil
+}
+
+// turnReader lets one OCR run at a time, and a glance waiting for its
+// turn leave when its context ends. Tesseract serialises its reads too,
+// but waits on a mutex and cannot be interrupted once started: without
+// the turn, glances the lawyer has already left would queue there and run
+// their reads, one after another, before the glance at the window now in
+// front got its own.
+type turnReader struct {
+	r    LineReader
+	turn chan struct{} // holds a token while a read runs
+}
+
+func (t turnReader) ReadLines(ctx context.Context, img image.Image) ([]layout.Line, error) {
+	select {
+	case t.turn <- struct{}{}:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	defer func() { <-t.turn }()
+	if err := ctx.Err(); err != nil {
+		return nil, context.Cause(ctx)
+	}
+	return t.r.ReadLines(ctx, img)
+}

@@ -1,0 +1,591 @@
+package glance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/app/events"
+	"github.com/spirit-app/spirit/screen"
+	"github.com/spirit-app/spirit/screen/ocr/layout"
+)
+
+// paneMessage is a received message, as the index holds it and as a
+// reading pane shows it.
+type paneMessage struct {
+	id, name, addr, subject, ask string
+}
+
+var (
+	msgSettlement = paneMessage{"<a1@example.com>", "Jane Doe", "jane.doe@example.com",
+		"Settlement offer in Smith v. Acme Corporation", "Dana, can you confirm receipt of our offer by Friday?"}
+	msgTimetable = paneMessage{"<b1@grantlaw.example>", "Paul Grant", "paul.grant@grantlaw.example",
+		"Disclosure timetable for Jones v. Brightside", "Dana, could you send me your comments on the timetable?"}
+	msgNDA = paneMessage{"<c1@orionbio.example>", "Rachel Kim", "rkim@orionbio.example",
+		"Mutual NDA for Orion Biotech", "Dana, can you sign and return the NDA this week?"}
+)
+
+const (
+	paneMe     = "dana@hartleyross.example"
+	paneMeName = "Dana Whitfield"
+	// paneW and paneH are the size of the mail window's captures.
+	paneW, paneH = 1400, 640
+)
+
+var paneNow = time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+
+// paneIndex is a real index holding the three messages, each a thread
+// that needs Dana's reply.
+func paneIndex(t *testing.T) *index.Index {
+	t.Helper()
+	var b strings.Builder
+	for i, m := range []paneMessage{msgSettlement, msgTimetable, msgNDA} {
+		fmt.Fprintf(&b, "From MAILER-DAEMON Thu Jan  1 00:00:00 2026\nFrom: %s <%s>\nTo: %s <%s>\nSubject: %s\n"+
+			"Date: Mon, 23 Nov 2026 1%d:00:00 +0000\nMessage-ID: %s\nMIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n\n%s\n%s\n\n",
+			m.name, m.addr, paneMeName, paneMe, m.subject, i, m.id, m.ask, strings.Fields(m.name)[0])
+	}
+	path := filepath.Join(t.TempDir(), "mailbox.mbox")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return buildIndex(t, path, paneMeName, []string{paneMe})
+}
+
+// paneWindow renders Thunderbird's three-pane window at paneW×paneH: the
+// folders and the message list on the left, the reading pane on the right
+// showing m, its header dy pixels lower than usual (a pane moved or
+// resized).
+func paneWindow(t *testing.T, m paneMessage, dy int) *image.RGBA {
+	t.Helper()
+	items := []text{
+		{X: 14, Y: 30, Size: 13, Bold: true, S: "Inbox"},
+		{X: 14, Y: 54, Size: 13, S: "Drafts"},
+		{X: 14, Y: 78, Size: 13, S: "Sent"},
+		{X: 14, Y: 102, Size: 13, S: "Archives"},
+	}
+	for i, l := range []paneMessage{msgSettlement, msgTimetable, msgNDA} {
+		y := 30 + 44*i
+		items = append(items,
+			text{X: 170, Y: y, Size: 13, Bold: l == m, S: l.name},
+			text{X: 170, Y: y + 18, Size: 12, Grey: true, S: l.subject[:min(len(l.subject), 34)] + "…"},
+		)
+	}
+	y := 40 + dy
+	items = append(items,
+		text{X: 610, Y: y, Size: 14, Bold: true, S: m.name},
+		text{X: 610, Y: y + 22, Size: 13, Grey: true, S: m.addr},
+		text{X: 1220, Y: y, Size: 12, Grey: true, S: "23/11/2026, 10:00"},
+		text{X: 610, Y: y + 50, Size: 13, Grey: true, S: "To"},
+		text{X: 650, Y: y + 50, Size: 13, S: paneMeName},
+		text{X: 610, Y: y + 90, Size: 16, Bold: true, S: m.subject},
+	)
+	by := y + 150
+	for i, l := range []string{strings.TrimSuffix(strings.Fields(m.ask)[0], ",") + ",", m.ask[strings.Index(m.ask, " ")+1:], "Kind regards,", strings.Fields(m.name)[0],
+		"-----Original Message-----", "From: Owen Castellano <ocastellano@castellanollp.com>", "Subject: Closing date for Elm Court"} {
+		items = append(items, text{X: 610, Y: by + 22*i, Size: 14, S: l})
+	}
+	return renderPane(t, paneW, paneH, items, rule{Y: y + 108})
+}
+
+// paneCapturer is the display at the edge of the world: it shows what
+// the test put on screen, and counts the screenshots.
+type paneCapturer struct {
+	mu    sync.Mutex
+	shows *image.RGBA
+	shots int
+}
+
+func (c *paneCapturer) show(img *image.RGBA) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.shows = img
+}
+
+func (c *paneCapturer) Capture(_ context.Context, sw screen.Switch) (screen.Shot, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.shots++
+	return screen.Shot{Window: sw.Window, App: sw.App, Image: c.shows, Full: c.shows, Data: []byte("jpeg"), MIME: "image/jpeg"}, nil
+}
+
+// countingOCR is the real Tesseract, counting its reads and what they
+// read: "full" for a whole capture, "crop" for a region of one.
+type countingOCR struct {
+	r LineReader
+	// hold, when set, is called before each read (a test's blocking).
+	hold func(ctx context.Context, n int) error
+
+	mu    sync.Mutex
+	reads []image.Rectangle
+}
+
+func (c *countingOCR) ReadLines(ctx context.Context, img image.Image) ([]layout.Line, error) {
+	c.mu.Lock()
+	c.reads = append(c.reads, img.Bounds())
+	n := len(c.reads)
+	c.mu.Unlock()
+	if c.hold != nil {
+		if err := c.hold(ctx, n); err != nil {
+			return nil, err
+		}
+	}
+	return c.r.ReadLines(ctx, img)
+}
+
+func (c *countingOCR) Close() error { return nil } // the package's one Tesseract stays open
+
+// took returns what the reads since the n-th read: "full" or "crop".
+func (c *countingOCR) took(n int) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := []string{}
+	for _, r := range c.reads[n:] {
+		switch {
+		case r == image.Rect(0, 0, paneW, paneH):
+			out = append(out, "full")
+		case r.In(image.Rect(0, 0, paneW, paneH)) && r.Dx()*r.Dy() < paneW*paneH/4:
+			out = append(out, "crop")
+		default:
+			out = append(out, fmt.Sprintf("odd %v", r))
+		}
+	}
+	return out
+}
+
+func (c *countingOCR) count() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.reads)
+}
+
+// fakeHeaders stands for the OS's accessibility tree: it answers what the
+// test set, and counts the questions.
+type fakeHeaders struct {
+	mu     sync.Mutex
+	header ExactHeader
+	err    error
+	asked  int
+	// block, when set, is called with each question's context instead of
+	// answering.
+	block func(ctx context.Context) (ExactHeader, error)
+}
+
+func (f *fakeHeaders) MessageHeader(ctx context.Context, _ screen.Switch) (ExactHeader, error) {
+	f.mu.Lock()
+	f.asked++
+	block, h, err := f.block, f.header, f.err
+	f.mu.Unlock()
+	if block != nil {
+		return block(ctx)
+	}
+	return h, err
+}
+
+func (f *fakeHeaders) Close() error { return nil }
+
+func (f *fakeHeaders) questions() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.asked
+}
+
+// paneRig is a glance service over a real store, index and Tesseract,
+// with the display and the accessibility tree at the edge.
+type paneRig struct {
+	svc  *Service
+	capt *paneCapturer
+	ocr  *countingOCR
+	src  *fakeHeaders
+	// opens counts OpenHeaders calls.
+	opens int
+	// said receives every world-log line and proposal, as "app: text" or
+	// "proposed <message id>".
+	said chan string
+
+	mu  sync.Mutex
+	now time.Time // the service's clock
+}
+
+// later moves the service's clock on by d.
+func (r *paneRig) later(d time.Duration) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.now = r.now.Add(d)
+}
+
+type rigOptions struct {
+	screenText bool
+	noExact    bool  // no OpenHeaders
+	openErr    error // OpenHeaders fails
+	switches   <-chan events.Event
+}
+
+func newPaneRig(t *testing.T, o rigOptions) *paneRig {
+	t.Helper()
+	ctx := t.Context()
+	st, err := store.OpenDir(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	ix := paneIndex(t)
+	r := &paneRig{capt: &paneCapturer{}, ocr: &countingOCR{r: reader(t)}, src: &fakeHeaders{}, said: make(chan string, 64), now: paneNow}
+	if o.switches == nil {
+		o.switches = make(chan events.Event)
+	}
+	opt := ServiceOptions{
+		Store:      st,
+		Index:      ix,
+		Switches:   o.switches,
+		Capture:    r.capt,
+		OpenReader: func() (TextReader, error) { return r.ocr, nil },
+		Policy: func(context.Context) (Policy, error) {
+			return Policy{MaxPerHour: 100, ScreenText: o.screenText}, nil
+		},
+		Models: func(context.Context) (Models, bool) { return Models{}, false },
+		Propose: func(ctx context.Context, n store.Nudge) error {
+			if _, err := st.CreateNudge(ctx, n); err != nil {
+				return err
+			}
+			r.said <- "proposed " + strings.TrimPrefix(n.Subject, "glance:")
+			return nil
+		},
+		Record: func(_ context.Context, _, id, text string) { r.said <- id + ": " + text },
+		Now: func() time.Time {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			return r.now
+		},
+	}
+	if !o.noExact {
+		opt.OpenHeaders = func(context.Context) (HeaderSource, error) {
+			r.opens++
+			if o.openErr != nil {
+				return nil, o.openErr
+			}
+			return r.src, nil
+		}
+	}
+	if r.svc, err = NewService(opt); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// next returns the next line said, failing the test after a deadline.
+func (r *paneRig) next(t *testing.T) string {
+	t.Helper()
+	select {
+	case l := <-r.said:
+		return l
+	case <-time.After(30 * time.Second):
+		t.Fatal("nothing said within 30 s")
+		return ""
+	}
+}
+
+// drain returns what was said and not yet taken.
+func (r *paneRig) drain() []string {
+	out := []string{}
+	for {
+		select {
+		case l := <-r.said:
+			out = append(out, l)
+		default:
+			return out
+		}
+	}
+}
+
+var (
+	inbox   = screen.Switch{App: "thunderbird", Title: "Inbox - " + paneMe + " - Mozilla Thunderbird", Window: 7, PID: 4242}
+	newPane = func() screen.Switch { sw := inbox; sw.PaneChanged = true; return sw }()
+	notes   = screen.Switch{App: "Notes", Title: "Groceries", Window: 9}
+)
+
+// TestServiceReadsOnlyTheHeaderRegion: without exact headers, the first
+// look at a mail window reads the whole window once and learns where the
+// header is; a new message in the pane is read from that region only, a
+// pane seen before is not read again, and a region that shows no header
+// is learned again from one read of the whole window.
+func TestServiceReadsOnlyTheHeaderRegion(t *testing.T) {
+	r := newPaneRig(t, rigOptions{screenText: true, noExact: true})
+	for _, step := range []struct {
+		name      string
+		sw        screen.Switch
+		shows     *image.RGBA // nil: the screen is not read
+		wantReads []string
+		want      []string
+	}{
+		{"the first look reads the whole window", inbox, paneWindow(t, msgSettlement, 0),
+			[]string{"full"}, []string{"proposed " + msgSettlement.id}},
+		{"another message: the header region only", newPane, paneWindow(t, msgTimetable, 0),
+			[]string{"crop"}, []string{"proposed " + msgTimetable.id}},
+		{"back to the first message: remembered, not read", newPane, paneWindow(t, msgSettlement, 0),
+			[]string{}, []string{"thunderbird: silent: already nudged about this thread (gate)"}},
+		{"the second again: remembered", newPane, paneWindow(t, msgTimetable, 0),
+			[]string{}, []string{"thunderbird: silent: already nudged about this thread (gate)"}},
+		{"another window: nothing read", notes, nil,
+			[]string{}, []string{"Notes: silent: not_email (triage)"}},
+		{"back to the mail window, the same pane: not read", inbox, paneWindow(t, msgTimetable, 0),
+			[]string{}, []string{"thunderbird: silent: already nudged about this thread (gate)"}},
+		{"the header moved: the region shows none, the window is read again", newPane, paneWindow(t, msgNDA, 120),
+			[]string{"crop", "full"}, []string{"proposed " + msgNDA.id}},
+		{"then the new region only", newPane, paneWindow(t, msgSettlement, 120),
+			[]string{"crop"}, []string{"thunderbird: silent: already nudged about this thread (gate)"}},
+	} {
+		before := r.ocr.count()
+		if step.shows != nil {
+			r.capt.show(step.shows)
+		}
+		r.svc.On(t.Context(), step.sw)
+		got := r.drain()
+		if reads := r.ocr.took(before); !slices.Equal(reads, step.wantReads) {
+			t.Errorf("%s: OCR read %q, want %q", step.name, reads, step.wantReads)
+		}
+		if !slices.Equal(got, step.want) {
+			t.Errorf("%s: said %q, want %q", step.name, got, step.want)
+		}
+	}
+	if r.src.questions() != 0 || r.opens != 0 {
+		t.Errorf("exact headers asked for %d times, opened %d, want none", r.src.questions(), r.opens)
+	}
+}
+
+// TestServiceExactHeader: an exact header from the OS decides without a
+// screenshot or OCR; an OS that cannot give one falls back to reading the
+// pane, and is not asked again for a while; "no message open" is silent
+// without reading anything.
+func TestServiceExactHeader(t *testing.T) {
+	settlement := ExactHeader{SenderName: msgSettlement.name, SenderEmail: msgSettlement.addr,
+		To: []string{paneMeName + " <" + paneMe + ">"}, Subject: msgSettlement.subject, Date: "23/11/2026, 10:00"}
+	nudged := "thunderbird: silent: already nudged about this thread (gate)"
+	for _, tc := range []struct {
+		name      string
+		opt       rigOptions
+		header    ExactHeader
+		err       error
+		wantSaid  []string // over two glances at the same pane
+		wantAsked int
+		wantOpens int
+		wantShots int
+		wantReads []string
+		// wait is the time between the two glances.
+		wait time.Duration
+	}{
+		{name: "exact header: no screenshot, no OCR", opt: rigOptions{screenText: true}, header: settlement,
+			wantSaid: []string{"proposed " + msgSettlement.id, nudged}, wantAsked: 2, wantOpens: 1, wantReads: []string{}},
+		{name: "a subject one word off is another thread", opt: rigOptions{screenText: true},
+			header:   ExactHeader{SenderEmail: msgSettlement.addr, Subject: "Settlement offers in Smith v. Acme Corporation"},
+			wantSaid: []string{"thunderbird: silent: no_match (analyst)", "thunderbird: silent: no_match (analyst)"}, wantAsked: 2, wantOpens: 1, wantReads: []string{}},
+		{name: "unavailable: the pane is read, and not asked again for a while", opt: rigOptions{screenText: true}, err: fmt.Errorf("at-spi: %w", ErrHeaderUnavailable),
+			wantSaid: []string{"proposed " + msgSettlement.id, nudged}, wantAsked: 1, wantOpens: 1, wantShots: 2, wantReads: []string{"full"}},
+		{name: "unavailable, asked again a minute later", opt: rigOptions{screenText: true}, err: fmt.Errorf("at-spi: %w", ErrHeaderUnavailable), wait: ExactRetry,
+			wantSaid: []string{"proposed " + msgSettlement.id, nudged}, wantAsked: 2, wantOpens: 1, wantShots: 2, wantReads: []string{"full"}},
+		{name: "another failure: the pane is read, and asked again next time", opt: rigOptions{screenText: true}, err: errors.New("bus timeout"),
+			wantSaid: []string{"proposed " + msgSettlement.id, nudged}, wantAsked: 2, wantOpens: 1, wantShots: 2, wantReads: []string{"full"}},
+		{name: "no message open: silent, nothing read", opt: rigOptions{screenText: true}, err: fmt.Errorf("tree: %w", ErrNoHeader),
+			wantSaid: []string{"thunderbird: silent: no message open (triage)", "thunderbird: silent: no message open (triage)"}, wantAsked: 2, wantOpens: 1, wantReads: []string{}},
+		{name: "an empty header is no message", opt: rigOptions{screenText: true}, header: ExactHeader{},
+			wantSaid: []string{"thunderbird: silent: no message open (triage)", "thunderbird: silent: no message open (triage)"}, wantAsked: 2, wantOpens: 1, wantReads: []string{}},
+		{name: "no accessibility: opened once, the pane is read", opt: rigOptions{screenText: true, openErr: errors.New("no session bus")},
+			wantSaid: []string{"proposed " + msgSettlement.id, nudged}, wantOpens: 1, wantShots: 2, wantReads: []string{"full"}},
+		{name: "screen text off: neither asked nor read", opt: rigOptions{}, header: settlement,
+			wantSaid: []string{"thunderbird: silent: not_email (triage)", "thunderbird: silent: not_email (triage)"}, wantShots: 2, wantReads: []string{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newPaneRig(t, tc.opt)
+			r.src.header, r.src.err = tc.header, tc.err
+			r.capt.show(paneWindow(t, msgSettlement, 0))
+			r.svc.On(t.Context(), inbox)
+			r.later(tc.wait)
+			r.svc.On(t.Context(), newPane)
+			got := r.drain()
+			if !slices.Equal(got, tc.wantSaid) {
+				t.Errorf("said %q, want %q", got, tc.wantSaid)
+			}
+			if r.src.questions() != tc.wantAsked || r.opens != tc.wantOpens {
+				t.Errorf("asked %d times, opened %d, want %d and %d", r.src.questions(), r.opens, tc.wantAsked, tc.wantOpens)
+			}
+			if r.capt.shots != tc.wantShots {
+				t.Errorf("screenshots = %d, want %d", r.capt.shots, tc.wantShots)
+			}
+			if reads := r.ocr.took(0); !slices.Equal(reads, tc.wantReads) {
+				t.Errorf("OCR read %q, want %q", reads, tc.wantReads)
+			}
+		})
+	}
+}
+
+// TestServiceCutsShortAGlanceTheLawyerLeft: a switch to another window (or
+// another message in the pane) while a glance waits on the OS or on OCR
+// ends that glance with "moved on", and the next window is glanced at
+// without waiting for it; an excluded window does not cut it short.
+func TestServiceCutsShortAGlanceTheLawyerLeft(t *testing.T) {
+	message := screen.Switch{App: "thunderbird", Title: msgTimetable.subject + " - Mozilla Thunderbird", Window: 8}
+	excluded := screen.Switch{App: "KeePassXC", Excluded: true, ExcludedBy: "app"}
+	for _, tc := range []struct {
+		name string
+		opt  rigOptions
+		// blockIn is where the first glance waits: "exact" (the OS),
+		// "ocr" (a read that ends with its context) or "stuck" (a read
+		// that cannot be interrupted, as Tesseract's).
+		blockIn string
+		then    screen.Switch
+		// want is what is said, in order: with the first glance still
+		// waiting when it is cut short, else once it is released after
+		// the switch was handled.
+		want       []string
+		wantCancel bool
+	}{
+		{"waiting on the OS, another window", rigOptions{screenText: true}, "exact", notes,
+			[]string{"thunderbird: silent: moved on to another window (gate)", "Notes: silent: not_email (triage)"}, true},
+		{"reading the pane, another message in it", rigOptions{screenText: true, noExact: true}, "ocr", newPane,
+			[]string{"thunderbird: silent: another message opened in the reading pane (gate)", "proposed " + msgSettlement.id}, true},
+		{"OCR that cannot be interrupted: the next window does not wait for it", rigOptions{screenText: true, noExact: true}, "stuck", message,
+			[]string{"thunderbird: silent: moved on to another window (gate)", "proposed " + msgTimetable.id}, true},
+		{"an excluded window does not cut it short", rigOptions{screenText: true}, "exact", excluded,
+			[]string{"proposed " + msgSettlement.id}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			switches := make(chan events.Event) // unbuffered: a send returns once Run has it
+			tc.opt.switches = switches
+			r := newPaneRig(t, tc.opt)
+			r.capt.show(paneWindow(t, msgSettlement, 0))
+			entered := make(chan struct{})
+			release := make(chan struct{})
+			ended := make(chan error, 1) // the first glance's context's cause, when it ended
+			wait := func(ctx context.Context) error {
+				close(entered)
+				select {
+				case <-ctx.Done():
+					ended <- context.Cause(ctx)
+					return context.Cause(ctx)
+				case <-release:
+					ended <- nil
+					return nil
+				}
+			}
+			switch tc.blockIn {
+			case "exact":
+				r.src.block = func(ctx context.Context) (ExactHeader, error) {
+					if err := wait(ctx); err != nil {
+						return ExactHeader{}, err
+					}
+					return ExactHeader{SenderName: msgSettlement.name, SenderEmail: msgSettlement.addr, Subject: msgSettlement.subject}, nil
+				}
+			case "ocr":
+				r.ocr.hold = func(ctx context.Context, n int) error {
+					if n == 1 {
+						return wait(ctx)
+					}
+					return nil
+				}
+			case "stuck":
+				r.ocr.hold = func(_ context.Context, n int) error {
+					if n == 1 {
+						wait(context.Background())
+					}
+					return nil
+				}
+			}
+			ran := make(chan error, 1)
+			go func() { ran <- r.svc.Run(context.Background()) }()
+			// send hands Run an event; Run must take it while a glance
+			// runs.
+			send := func(data any) {
+				t.Helper()
+				select {
+				case switches <- events.Event{Type: events.AppSwitched, Data: data}:
+				case <-time.After(30 * time.Second):
+					t.Fatalf("Run did not take %v within 30 s", data)
+				}
+			}
+			send(inbox)
+			select {
+			case <-entered:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the first glance did not start within 30 s")
+			}
+			send(tc.then)
+			// An event Run ignores: once it is taken, the switch before
+			// it has been handled.
+			send("not a switch")
+			if !tc.wantCancel {
+				close(release) // the first glance goes on, and tells its outcome
+			}
+			var got []string
+			for len(got) < len(tc.want) {
+				got = append(got, r.next(t))
+			}
+			if tc.wantCancel {
+				// Everything was said while the first glance waited: the
+				// second did not wait for it. Let it end now.
+				close(release)
+			}
+			close(switches)
+			if err := <-ran; err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, r.drain()...)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("said %q, want %q", got, tc.want)
+			}
+			cause := <-ended
+			if cancelled := errors.Is(cause, errMovedOn); cancelled != tc.wantCancel && tc.blockIn != "stuck" {
+				t.Errorf("the first glance's context ended with %v, want cancelled = %v", cause, tc.wantCancel)
+			}
+		})
+	}
+}
+
+// TestBenchPaneRead times reading one reading pane's header through the
+// glance's crop path: the header region learned on a 1400×640 three-pane
+// window cut from a new capture, hashed, read by Tesseract (language data
+// loaded) and parsed, for 20 panes never seen before. It runs only with
+// SPIRIT_BENCH=1 (make bench) and prints
+// "BENCH pane_read_ms <p95 of 20 reads> ms".
+func TestBenchPaneRead(t *testing.T) {
+	if os.Getenv("SPIRIT_BENCH") != "1" {
+		t.Skip("set SPIRIT_BENCH=1 to measure")
+	}
+	r := newPaneRig(t, rigOptions{screenText: true, noExact: true})
+	ctx := t.Context()
+	learn := paneWindow(t, msgSettlement, 0)
+	start := time.Now()
+	if lines, err := r.svc.readPane(ctx, inbox, screen.Shot{Full: learn}); err != nil || ParseHeader(lines).SenderEmail != msgSettlement.addr {
+		t.Fatalf("no header learned: %v %q", err, LinesText(lines))
+	}
+	t.Logf("the first read, of the whole window: %v", time.Since(start))
+	var times []time.Duration
+	for i := range 20 {
+		m := msgTimetable
+		m.subject = fmt.Sprintf("%s, draft %d", m.subject, i+2)
+		img := paneWindow(t, m, 0)
+		n := r.ocr.count()
+		start := time.Now()
+		lines, err := r.svc.readPane(ctx, newPane, screen.Shot{Full: img})
+		times = append(times, time.Since(start))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.ocr.took(n); !slices.Equal(got, []string{"crop"}) || ParseHeader(lines).Subject != m.subject {
+			t.Fatalf("pane %d: read %q, header %+v", i, got, ParseHeader(lines))
+		}
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	p95 := times[(len(times)*95+99)/100-1]
+	t.Logf("crop reads: p50 %v, p95 %v, max %v", times[len(times)/2], p95, times[len(times)-1])
+	fmt.Printf("BENCH pane_read_ms %.0f ms\n", float64(p95)/float64(time.Millisecond))
+}
