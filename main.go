@@ -38,6 +38,9 @@ Usage:
   spirit doctor                   check display, tray, microphone, screen capture,
                                   speech model, model provider and database
   spirit world tail [-n N] [-f]   print the world log (-f: keep following)
+  spirit world query active|pending|failed|recent [N]
+  spirit world check CONSUMER | respond SESSION "text" | event SOURCE ID "text"
+                                  the world log's verbs (spirit world for help)
   spirit listen --file speech.wav [--model FILE]
                                   transcribe a 16-bit PCM WAV file and show the commands heard
   spirit model list               show the speech models and which are installed
@@ -49,6 +52,8 @@ Usage:
                                   calendars: an .ics file, a subscription URL or CalDAV (spirit calendar for help)
   spirit agents list|show ID|cancel ID
                                   the task agents: what they do, their history; stop one
+  spirit work list|add --cron SPEC --prompt TEXT|remove ID|run ID
+                                  routines: work Spirit does on a schedule (spirit work for help)
   spirit eval intents FILE        run spoken-command cases (JSON lines) and report
   spirit eval ambient FILE [--json] run commitment cases (JSON lines) and report
   spirit eval glance DIR [--json] run glance cases (DIR/glance/<case>/) and report
@@ -95,6 +100,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runCalendar(ctx, args, stdout, stderr)
 	case "agents":
 		err = runAgents(ctx, args, stdout, stderr)
+	case "work":
+		err = runWork(ctx, args, stdout, stderr)
 	case "model":
 		err = runModel(ctx, args, stdout, stderr)
 	case "eval":
@@ -256,9 +263,12 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 func runWorld(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "tail" {
-		fmt.Fprintln(stderr, "spirit: usage: spirit world tail [-n N] [-f]")
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		fmt.Fprintln(stderr, worldUsage)
 		return errUsage
+	}
+	if args[0] != "tail" {
+		return runWorldVerb(ctx, args, stdout, stderr) // query, check, respond, event: cmd_world.go
 	}
 	fs, dataDir := flags("world tail", stderr)
 	n := fs.Int("n", 20, "how many of the latest entries to print")

@@ -78,6 +78,7 @@ var partWords = map[string]string{
 	partReminders: "Reminders", partAgents: "Tasks", partKeeper: "Tasks", partMaintenance: "Clean-up",
 	partMail: "Mail", partVoice: "Listening", partWatcher: "Watching", partGlance: "Email check",
 	partCommands: "Commands", partAPI: "Local API", partUI: "Display",
+	partWork: "Routines", partDigest: "Activity summary",
 }
 
 // Core holds Spirit's state and the handlers every front end shares: the
@@ -97,6 +98,8 @@ type Core struct {
 	watch   *screen.WatchService
 	mail    *mailSyncer
 	answers *nudge.Responders
+	work    *workPart   // set by build before anything runs; nil in a core built without it
+	digest  *digestPart // likewise: the analysis loop
 	version string
 	started time.Time
 	now     func() time.Time
@@ -109,6 +112,10 @@ type Core struct {
 	// first and bounded, so that a commitment said twice is offered once.
 	speechMu sync.Mutex
 	speech   []commit.Utterance
+
+	// settingsMu makes each settings change one load-change-save, so two
+	// saves at once (Settings and the tray, say) cannot undo each other.
+	settingsMu sync.Mutex
 
 	says, responses, heard, commands atomic.Int64
 }
@@ -177,12 +184,16 @@ func (c *Core) SetWatchingPaused(ctx context.Context, paused bool, by string) er
 func (c *Core) setToggle(ctx context.Context, key string, paused bool, by string,
 	setting func(*settings.Settings) *bool, field func(*Status) *bool) error {
 	// Persist first: a toggle the lawyer saw change must survive a crash.
+	c.settingsMu.Lock()
 	s, err := c.settings(ctx)
 	if err != nil && !errors.Is(err, settings.ErrInvalid) {
+		c.settingsMu.Unlock()
 		return fmt.Errorf("save %s: %w", key, err)
 	}
 	*setting(&s) = paused
-	if _, err := settings.Save(ctx, c.store, s); err != nil {
+	_, err = settings.Save(ctx, c.store, s)
+	c.settingsMu.Unlock()
+	if err != nil {
 		return fmt.Errorf("save %s: %w", key, err)
 	}
 	c.mu.Lock()
@@ -266,6 +277,7 @@ func (c *Core) Health(ctx context.Context) api.Health {
 		h.Subsystems["model_provider"] = api.Subsystem{State: "none", Detail: "on-device rules only"}
 	}
 	h.Subsystems["mail"] = c.mail.health(ctx, h.Counters)
+	h.Agent = c.digestStats()
 	if bus, ok := c.bus.(*events.Bus); ok {
 		h.Counters["events_published"] = bus.Published()
 		h.Counters["events_dropped"] = bus.Dropped()

@@ -31,6 +31,8 @@ func (c *Core) Settings(ctx context.Context) (settings.Settings, error) {
 // returned as the *settings.FieldError naming its key, so a window can
 // show the reason beside that field; nothing is saved then.
 func (c *Core) UpdateSettings(ctx context.Context, by string, change func(*settings.Settings)) ([]string, error) {
+	c.settingsMu.Lock()
+	defer c.settingsMu.Unlock()
 	s, err := c.settings(ctx)
 	if err != nil && !errors.Is(err, settings.ErrInvalid) {
 		return nil, err

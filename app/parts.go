@@ -17,6 +17,7 @@ import (
 	"github.com/spirit-app/spirit/app/events"
 	"github.com/spirit-app/spirit/app/settings"
 	"github.com/spirit-app/spirit/app/supervisor"
+	"github.com/spirit-app/spirit/platform/a11y"
 	"github.com/spirit-app/spirit/screen"
 	"github.com/spirit-app/spirit/screen/ocr"
 	"github.com/spirit-app/spirit/voice/listen"
@@ -138,6 +139,14 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 		status: Status{ListeningPaused: set.ListeningPaused, WatchingPaused: set.WatchingPaused},
 	})
 
+	wk, err := newWork(c, ix, loadSettings, log.With("part", partWork))
+	if err != nil {
+		return nil, err
+	}
+	c.work = wk
+	dg := newDigest(ctx, bus, st, keys, now, log.With("part", partDigest))
+	c.digest = dg
+
 	switches := bus.Subscribe(events.AppSwitched, switchBuffer)
 	utterances := bus.Subscribe(events.UtteranceHeard, utteranceBuffer)
 	gl, err := glance.NewService(glance.ServiceOptions{
@@ -152,13 +161,18 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 			}
 			return t, nil
 		},
-		Policy:  glancePolicy(loadSettings),
-		Models:  keys.glanceModels,
-		Propose: c.propose,
-		Record:  wl.record,
-		Events:  bus,
-		Now:     now,
-		Log:     log.With("part", partGlance),
+		// The accessibility tree gives a mail window's open message
+		// exactly; the service connects on first need and disconnects
+		// when it stops. Where there is none (no bus, accessibility off,
+		// Windows and macOS for now) the pane is read by OCR.
+		OpenHeaders: openPaneHeaders,
+		Policy:      glancePolicy(loadSettings),
+		Models:      keys.glanceModels,
+		Propose:     c.propose,
+		Record:      wl.record,
+		Events:      bus,
+		Now:         now,
+		Log:         log.With("part", partGlance),
 	})
 	if err != nil {
 		return nil, err
@@ -175,10 +189,48 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 	sup.Add(partVoice, hearing)
 	sup.Add(partWatcher, watch)
 	sup.Add(partGlance, gl)
+	sup.Add(partWork, wk)
+	sup.Add(partDigest, dg)
 	sup.Add(partCommands, supervisor.Func(func(ctx context.Context) error {
 		return c.runCommands(ctx, utterances.C())
 	}))
-	return &parts{bus: bus, core: c, glance: gl, sup: sup, subs: []*events.Subscription{switches, utterances}}, nil
+	return &parts{bus: bus, core: c, glance: gl, sup: sup, subs: []*events.Subscription{switches, utterances, dg.sub}}, nil
+}
+
+// openPaneHeaders connects to the OS's accessibility tree for the glance.
+func openPaneHeaders(ctx context.Context) (glance.HeaderSource, error) {
+	r, err := a11y.Open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return paneHeaders{r: r}, nil
+}
+
+// paneHeaders is the accessibility tree as the glance asks it: a11y's
+// window and header in the glance's words.
+type paneHeaders struct{ r *a11y.Reader }
+
+func (p paneHeaders) MessageHeader(ctx context.Context, sw screen.Switch) (glance.ExactHeader, error) {
+	return exactHeader(p.r.MessageHeader(ctx, a11y.Window{PID: sw.PID, Title: sw.Title}))
+}
+
+func (p paneHeaders) Close() error { return p.r.Close() }
+
+// exactHeader turns a11y's answer into the glance's: its two errors into
+// the glance's, which say what to do (read the screen instead, or be
+// silent); any other (ctx ended, the bus failed mid-call) stays as it is,
+// and the glance reads the screen without resting the tree.
+func exactHeader(h a11y.MessageHeader, err error) (glance.ExactHeader, error) {
+	switch {
+	case errors.Is(err, a11y.ErrNoHeader):
+		return glance.ExactHeader{}, fmt.Errorf("%w: %w", glance.ErrNoHeader, err)
+	case errors.Is(err, a11y.ErrUnavailable):
+		return glance.ExactHeader{}, fmt.Errorf("%w: %w", glance.ErrHeaderUnavailable, err)
+	case err != nil:
+		return glance.ExactHeader{}, err
+	}
+	return glance.ExactHeader{SenderName: h.SenderName, SenderEmail: h.SenderEmail,
+		To: h.To, Cc: h.Cc, Subject: h.Subject, Date: h.Date}, nil
 }
 
 // switched records an app switch and puts it on the stream. An excluded

@@ -12,6 +12,8 @@ package api
 import (
 	"context"
 	"errors"
+
+	"github.com/spirit-app/spirit/agents/digest"
 )
 
 // InfoFile is the name of the discovery file Start writes in the data dir.
@@ -66,6 +68,8 @@ type Backend interface {
 	Show(ctx context.Context) error
 	AgentBackend
 	MailBackend
+	DigestBackend
+	WorldBackend
 }
 
 // Health is the body of GET /health.
@@ -78,6 +82,9 @@ type Health struct {
 	// Database shows another program holding spirit.db locked (a backup or
 	// sync tool, a database browser) before anything is lost to it.
 	Database DatabaseHealth `json:"database"`
+	// Agent is the analysis loop's state and counters (agents/digest);
+	// absent where there is no loop.
+	Agent *digest.Stats `json:"agent,omitempty"`
 }
 
 // DatabaseHealth is spirit.db's busy state in GET /health.

@@ -62,6 +62,9 @@ func newHandler(b Backend, log *slog.Logger, addr, token string) *handler {
 	h.mux.HandleFunc("GET /agents/{id}", h.agent)
 	h.mux.HandleFunc("POST /agents/{id}/cancel", h.cancelAgent)
 	h.mux.HandleFunc("POST /mail/sync", h.syncMail)
+	h.workRoutes()
+	h.agentRoutes()
+	h.worldRoutes()
 	return h
 }
 

@@ -48,6 +48,9 @@ type Core interface {
 	LastEventID(ctx context.Context) (int64, error)
 	Recent(ctx context.Context, n int) ([]store.Entry, error)
 
+	// The orb's tooltip and the first line of its panel.
+	HUDLine() string
+
 	// The Settings window and the hotkeys.
 	Settings(ctx context.Context) (settings.Settings, error)
 	UpdateSettings(ctx context.Context, by string, change func(*settings.Settings)) ([]string, error)
@@ -77,7 +80,7 @@ var _ Core = (*app.Core)(nil)
 // shown are the events the desktop shows.
 const shown = events.NudgeShown | events.NudgeWithdrawn | events.StatusChanged | events.ServiceChanged |
 	events.ShowRequested | events.NotifyRequested | events.RemindersRequested |
-	events.SpeechHearing | events.AgentsWorking | events.TaskDone | events.AppSwitched
+	events.SpeechHearing | events.AgentsWorking | events.TaskDone | events.AppSwitched | events.HUDChanged
 
 // New builds the desktop for c. It subscribes to bus at once, so what is
 // said while Spirit starts waits in the subscription until the windows are
@@ -159,6 +162,9 @@ func (g *gui) handle(ev events.Event) {
 		// A glance bubble folds back once the lawyer leaves its message.
 		sw := ev.Data.(screen.Switch)
 		fyne.Do(func() { g.bubbles.switched(sw.Window, sw.Title, sw.PaneChanged) })
+	case events.HUDChanged:
+		line := ev.Data.(string)
+		fyne.Do(func() { g.setHUD(line) })
 	case events.TaskDone:
 		fyne.Do(func() {
 			if g.orbView != nil {

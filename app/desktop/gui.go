@@ -84,6 +84,9 @@ type gui struct {
 	hearing bool // speech is being heard now
 	working int  // agents running now
 
+	// The analysis loop's line: the orb's tooltip, the panel's first line.
+	hud hudView
+
 	quitOnce sync.Once
 }
 
@@ -179,6 +182,7 @@ func (g *gui) started() {
 	g.orb = drv.CreateSplashWindow()
 	g.orb.SetTitle("Spirit")
 	orbView := widgets.NewOrb(g.togglePanel)
+	orbView.OnHover = func(in bool) { g.orbHover(in) }
 	g.mu.Lock() // Subsystems reads it from the API's goroutines
 	g.orbView = orbView
 	g.mu.Unlock()
@@ -207,7 +211,11 @@ func (g *gui) started() {
 	g.showOrb()
 	// The bubble's window, made before any nudge comes: see nudges.go.
 	g.prepareBubbleWindow()
+	// The HUD tooltip's likewise: see hud.go.
+	g.prepareTip()
 	g.updateOrb() // hearing or nudges may have come before the orb
+	// A HUD line written before the orb came up.
+	g.setHUD(g.core.HUDLine())
 	g.log.Info("orb shown", "tray", string(g.trayState))
 }
 
@@ -375,6 +383,10 @@ func (g *gui) rootChanged(ev platform.RootEvent) {
 			if active == g.bubbleXID && !g.bubbleFocusOK {
 				orb = active
 			}
+			// Nor the HUD tooltip, ever.
+			if active == g.hud.xid {
+				orb = active
+			}
 			g.mu.Unlock()
 			// The orb never keeps the focus: hand it back to the lawyer's window.
 			if active == orb && prev != 0 {
@@ -400,6 +412,7 @@ func (g *gui) togglePanel() {
 	g.rebuildPanel()
 	g.showFloating(g.panel)
 	g.setPanelShown(true)
+	g.orbHover(g.hud.over) // the panel shows the line: no tooltip over it
 }
 
 // rebuildPanel renders the menu afresh: Fyne's menu widget lays out its
@@ -410,8 +423,9 @@ func (g *gui) rebuildPanel() {
 		g.panel.Hide()
 		g.setPanelShown(false)
 	}
-	g.panel.SetContent(g.panelMenu)
-	g.panel.Resize(g.panelMenu.MinSize())
+	content := g.panelContent()
+	g.panel.SetContent(content)
+	g.panel.Resize(content.MinSize())
 }
 
 func (g *gui) panelShown() bool {

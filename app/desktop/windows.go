@@ -55,6 +55,7 @@ func (g *gui) showSettings() {
 			container.NewTabItem("General", g.settingsView.content),
 			container.NewTabItem("Mail accounts", container.NewPadded(g.mailView.content)),
 			container.NewTabItem("Model provider", container.NewPadded(newProviderPage(g))),
+			container.NewTabItem("Routines", container.NewPadded(newRoutinesView(g).content)),
 		)
 	})
 	g.settingsView.update(g.core.Status())

@@ -59,6 +59,7 @@ const (
 	NotifyRequested                     // Data: Notification
 	RemindersRequested                  // Data: nil; open the Reminders window
 	ServiceChanged                      // Data: ServiceState (from the supervisor)
+	HUDChanged                          // Data: string, the analysis loop's new HUD line (agents/digest)
 )
 
 // AllEvents selects every type, including ones added later.
@@ -83,6 +84,7 @@ var typeNames = [...]string{
 	"NotifyRequested",
 	"RemindersRequested",
 	"ServiceChanged",
+	"HUDChanged",
 }
 
 // knownTypes is the mask of every type that has a name.

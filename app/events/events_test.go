@@ -27,7 +27,7 @@ func TestTypeString(t *testing.T) {
 		{"all", AllEvents, "AllEvents"},
 		{"every known", knownTypes, "AppSwitched|SpeechHearing|UtteranceHeard|ScreenTextRead|MailSynced|" +
 			"NudgeShown|NudgeAnswered|NudgeWithdrawn|AgentLifecycle|AgentsWorking|TaskDone|ReminderDue|" +
-			"StatusChanged|ShowRequested|NotifyRequested|RemindersRequested|ServiceChanged"},
+			"StatusChanged|ShowRequested|NotifyRequested|RemindersRequested|ServiceChanged|HUDChanged"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,6 +63,7 @@ func TestTypeConstants(t *testing.T) {
 		{NotifyRequested, 14, "NotifyRequested"},
 		{RemindersRequested, 15, "RemindersRequested"},
 		{ServiceChanged, 16, "ServiceChanged"},
+		{HUDChanged, 17, "HUDChanged"},
 	}
 	if len(tests) != len(typeNames) {
 		t.Fatalf("table has %d types, typeNames has %d", len(tests), len(typeNames))

@@ -36,6 +36,8 @@ const (
 	KeyScreenText       = "screen.text"
 	KeyGlanceMaxPerHour = "glance.max_per_hour"
 	KeyGlanceQuietHours = "glance.quiet_hours"
+	KeyWorkHeartbeat    = "work.heartbeat"
+	KeyWorkActiveHours  = "work.active_hours"
 )
 
 // Limits on numbers, so that a mistyped value is caught rather than obeyed.
@@ -108,6 +110,16 @@ type Settings struct {
 	// GlanceQuietHours is when no glance nudge is shown, in local hours.
 	// Stored as glance.quiet_hours, "20-8" or "" for none; default none.
 	GlanceQuietHours QuietHours
+
+	// WorkHeartbeat lets Spirit look over the day every 30 minutes inside
+	// the active hours, with a model provider, and speak up only when the
+	// lawyer must act.
+	// Stored as work.heartbeat, "true" or "false"; default true.
+	WorkHeartbeat bool
+	// WorkActiveHours are when the heartbeat may work; outside them the
+	// model is never called.
+	// Stored as work.active_hours, e.g. "mon-fri 08:00-19:00" (the default).
+	WorkActiveHours ActiveHours
 }
 
 // Defaults are the settings of a new Spirit, and what a key never stored
@@ -119,6 +131,8 @@ func Defaults() Settings {
 		TranscriptDays:   7,
 		ScreenText:       true,
 		GlanceMaxPerHour: 4,
+		WorkHeartbeat:    true,
+		WorkActiveHours:  DefaultActiveHours(),
 	}
 }
 
@@ -371,6 +385,22 @@ var fields = []field{
 			return err == nil
 		},
 		check: func(s Settings) bool { return s.GlanceQuietHours.valid() },
+	},
+	boolField(KeyWorkHeartbeat, "The heartbeat must be true or false.",
+		func(s *Settings) *bool { return &s.WorkHeartbeat }),
+	{
+		key:    KeyWorkActiveHours,
+		rule:   activeHoursRule,
+		format: func(s Settings) string { return s.WorkActiveHours.String() },
+		parse: func(s *Settings, raw string) bool {
+			if strings.TrimSpace(raw) == "" {
+				return true // empty reads as not set: the default stays
+			}
+			a, err := ParseActiveHours(raw)
+			s.WorkActiveHours = a
+			return err == nil
+		},
+		check: func(s Settings) bool { return s.WorkActiveHours.valid() },
 	},
 }
 

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app/settings"
@@ -49,6 +50,7 @@ func TestKeys(t *testing.T) {
 		"voice.wake_phrase", "voice.transcript_days", "voice.model", "voice.device", "voice.threads",
 		"screen.excluded_apps", "screen.excluded_titles", "screen.text",
 		"glance.max_per_hour", "glance.quiet_hours",
+		"work.heartbeat", "work.active_hours",
 	}
 	if got := settings.Keys(); !slices.Equal(got, want) {
 		t.Fatalf("got %q,\nwant %q", got, want)
@@ -71,6 +73,9 @@ func TestDefaults(t *testing.T) {
 		ScreenText:       true,
 		GlanceMaxPerHour: 4,
 		GlanceQuietHours: settings.QuietHours{},
+		WorkHeartbeat:    true,
+		WorkActiveHours: settings.ActiveHours{Days: [7]bool{false, true, true, true, true, true, false},
+			From: 8 * 60, To: 19 * 60},
 	}
 	got := settings.Defaults()
 	if !reflect.DeepEqual(got, want) {
@@ -97,6 +102,8 @@ func TestDefaultsStoredValues(t *testing.T) {
 		"screen.text":            "true",
 		"glance.max_per_hour":    "4",
 		"glance.quiet_hours":     "",
+		"work.heartbeat":         "true",
+		"work.active_hours":      "mon-fri 08:00-19:00",
 	}
 	d := settings.Defaults()
 	for _, k := range settings.Keys() {
@@ -265,6 +272,8 @@ func custom() settings.Settings {
 		ScreenText:       false,
 		GlanceMaxPerHour: 0,
 		GlanceQuietHours: settings.QuietHours{From: 20, To: 8, On: true},
+		WorkHeartbeat:    false,
+		WorkActiveHours:  settings.ActiveHours{Days: [7]bool{time.Sunday: true, time.Saturday: true}, From: 9 * 60, To: 13*60 + 30},
 	}
 }
 
@@ -291,7 +300,11 @@ func TestLoad(t *testing.T) {
 			"screen.text":            "false",
 			"glance.max_per_hour":    "0",
 			"glance.quiet_hours":     "20-8",
-		}, func(s *settings.Settings) { *s = custom() }, nil},
+		}, func(s *settings.Settings) {
+			// Keys added since keep their defaults.
+			*s = custom()
+			s.WorkHeartbeat, s.WorkActiveHours = true, settings.DefaultActiveHours()
+		}, nil},
 		{"other keys ignored", map[string]string{"model.provider": "anthropic", "mail.x": "1"}, func(*settings.Settings) {}, nil},
 		{"empty numbers and booleans read as not set", map[string]string{
 			"listening.paused": "", "screen.text": " ", "voice.transcript_days": "", "glance.max_per_hour": "", "voice.threads": "",

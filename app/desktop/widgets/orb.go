@@ -8,6 +8,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
 )
 
@@ -90,6 +91,9 @@ func (l look) animated() bool {
 type Orb struct {
 	widget.BaseWidget
 	OnTapped func()
+	// OnHover, if set, is told when the pointer comes onto the orb (true)
+	// and leaves it (false): the app shows its tooltip then.
+	OnHover func(in bool)
 
 	// applyMu serialises look changes, drawing included, so that Animating
 	// answers only once the look it reports is drawn. (Fyne's test driver
@@ -116,6 +120,23 @@ func NewOrb(onTapped func()) *Orb {
 func (o *Orb) Tapped(*fyne.PointEvent) {
 	if o.OnTapped != nil {
 		o.OnTapped()
+	}
+}
+
+// MouseIn implements desktop.Hoverable.
+func (o *Orb) MouseIn(*desktop.MouseEvent) {
+	if o.OnHover != nil {
+		o.OnHover(true)
+	}
+}
+
+// MouseMoved implements desktop.Hoverable.
+func (o *Orb) MouseMoved(*desktop.MouseEvent) {}
+
+// MouseOut implements desktop.Hoverable.
+func (o *Orb) MouseOut() {
+	if o.OnHover != nil {
+		o.OnHover(false)
 	}
 }
 
