@@ -13,8 +13,11 @@ build_pkgs=(gcc g++ pkg-config libgl1-mesa-dev xorg-dev libx11-dev libxtst-dev
   libwayland-dev wayland-protocols portaudio19-dev cmake libtesseract-dev libleptonica-dev)
 # Run: a session bus for the tray.
 run_pkgs=(dbus dbus-x11 libgl1-mesa-dri libportaudio2 tesseract-ocr-eng)
-# Test: a real X server, window manager and window tools.
-test_pkgs=(xvfb openbox xdotool x11-utils jackd2 espeak-ng sox gnome-keyring)
+# Test: a real X server, window manager and window tools; the real programs
+# Spirit is tried against (Thunderbird, Chromium for webmail pages, a CalDAV
+# server) and the accessibility bus mail clients expose their text on.
+test_pkgs=(xvfb openbox xdotool x11-utils jackd2 espeak-ng sox gnome-keyring
+  thunderbird chromium at-spi2-core radicale)
 
 pkgs=("${build_pkgs[@]}" "${run_pkgs[@]}")
 if [ "$want" = test ] || [ "$want" = bench ]; then
