@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/spirit-app/spirit/agents/digest"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -51,6 +52,10 @@ type workPart struct {
 	// heartbeat is not asked for at all, so the world log is not filled
 	// with a skip every half hour on the default setup.
 	configured func(context.Context) bool
+	// digest is the latest digest of what the lawyer is doing (the digest
+	// loop's), the heartbeat's view of the last minutes; ok false when
+	// there is none yet.
+	digest func() (digest.Analysis, bool)
 
 	wake      chan struct{} // routines changed: look again
 	recovered sync.Once
@@ -77,7 +82,7 @@ func newWork(c *Core, ix *index.Index, load func(context.Context) (settings.Sett
 		_, _, err := c.keys.agent(ctx)
 		return err == nil
 	}
-	return &workPart{runner: r, store: c.store, load: load, now: c.now, log: log, configured: configured, wake: make(chan struct{}, 1)}, nil
+	return &workPart{runner: r, store: c.store, load: load, now: c.now, log: log, configured: configured, digest: c.LatestDigest, wake: make(chan struct{}, 1)}, nil
 }
 
 // deliverWork shows what work's output gate let through: a nudge, the
@@ -319,6 +324,19 @@ func (w *workPart) heartbeatPrompt(ctx context.Context, now time.Time) (string, 
 		open = append(open, l)
 	}
 	section("Open commitments (said on calls, no reminder yet)", open, err)
+
+	var doing []string
+	if w.digest != nil {
+		// Only a recent digest says what the lawyer is doing now.
+		if a, ok := w.digest(); ok && now.Sub(a.At) < HeartbeatEvery {
+			text := a.Digest
+			if text == "" {
+				text = a.HUD
+			}
+			doing = append(doing, fmt.Sprintf("%s (at %s)", oneLine(text, 4*heartbeatLineRunes), a.At.In(loc).Format("15:04")))
+		}
+	}
+	section("What the lawyer is doing (the latest digest)", doing, nil)
 	return b.String(), last
 }
 

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spirit-app/spirit/agents/digest"
 	"github.com/spirit-app/spirit/agents/llm"
 	"github.com/spirit-app/spirit/agents/llm/scripted"
 	"github.com/spirit-app/spirit/agents/llm/setup"
@@ -497,6 +498,42 @@ func TestRoutineError(t *testing.T) {
 			}
 			if got := RoutineError(err); got != tc.want {
 				t.Errorf("RoutineError = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestHeartbeatSeesTheLatestDigest: the digest of what the lawyer is doing
+// is the heartbeat's view of the last minutes, but only while it is
+// recent; an old one says nothing about now.
+func TestHeartbeatSeesTheLatestDigest(t *testing.T) {
+	tests := []struct {
+		name     string
+		analysis digest.Analysis
+		ok       bool
+		want     string // "" : the section says (none)
+	}{
+		{"a recent model digest", digest.Analysis{At: wednesday10.Add(-2 * time.Minute), HUD: "Reading mail", Digest: "Reading ‘RE: SNDA’ from Marcy Howard in Outlook."}, true, "Reading ‘RE: SNDA’ from Marcy Howard in Outlook. (at 10:03)"},
+		{"code's HUD when no model wrote a digest", digest.Analysis{At: wednesday10.Add(-time.Minute), HUD: "On a call · 14 min"}, true, "On a call · 14 min (at 10:04)"},
+		{"an hour-old digest is not now", digest.Analysis{At: wednesday10.Add(-time.Hour), Digest: "Drafting in Word."}, true, ""},
+		{"no digest yet", digest.Analysis{}, false, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, _, _ := newWorkParts(t, "", func() time.Time { return wednesday10 })
+			w := p.core.work
+			w.digest = func() (digest.Analysis, bool) { return tt.analysis, tt.ok }
+			prompt, _ := w.heartbeatPrompt(context.Background(), wednesday10)
+			_, section, found := strings.Cut(prompt, "What the lawyer is doing (the latest digest):\n")
+			if !found {
+				t.Fatalf("heartbeat prompt has no digest section:\n%s", prompt)
+			}
+			want := "(none)\n"
+			if tt.want != "" {
+				want = "- " + tt.want + "\n"
+			}
+			if section != want {
+				t.Errorf("digest section = %q, want %q", section, want)
 			}
 		})
 	}
