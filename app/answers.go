@@ -39,6 +39,8 @@ func (c *Core) responders() *nudge.Responders {
 	})
 	// A commitment heard in a call: Set, another time, or Dismiss.
 	rs.Register(nudge.KindCommitment, c.commitmentAnswer)
+	// A meeting about to start: Brief me prepares the brief.
+	rs.Register(nudge.KindMeeting, c.meetingAnswer)
 	// Acknowledgements; words typed into the bubble are a new task.
 	ack := func(ctx context.Context, n store.Nudge, choice, text string) error {
 		if choice == nudge.Accept && strings.TrimSpace(text) != "" {

@@ -79,6 +79,7 @@ var partWords = map[string]string{
 	partMail: "Mail", partVoice: "Listening", partWatcher: "Watching", partGlance: "Email check",
 	partCommands: "Commands", partAPI: "Local API", partUI: "Display",
 	partWork: "Routines", partDigest: "Activity summary",
+	partCalendar: "Calendars",
 }
 
 // Core holds Spirit's state and the handlers every front end shares: the
@@ -277,6 +278,7 @@ func (c *Core) Health(ctx context.Context) api.Health {
 		h.Subsystems["model_provider"] = api.Subsystem{State: "none", Detail: "on-device rules only"}
 	}
 	h.Subsystems["mail"] = c.mail.health(ctx, h.Counters)
+	h.Subsystems["calendars"] = c.calendarHealth(ctx, h.Counters)
 	h.Agent = c.digestStats()
 	if bus, ok := c.bus.(*events.Bus); ok {
 		h.Counters["events_published"] = bus.Published()

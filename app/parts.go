@@ -191,6 +191,7 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 	sup.Add(partGlance, gl)
 	sup.Add(partWork, wk)
 	sup.Add(partDigest, dg)
+	sup.Add(partCalendar, newCalendar(c, ix, log.With("part", partCalendar)))
 	sup.Add(partCommands, supervisor.Func(func(ctx context.Context) error {
 		return c.runCommands(ctx, utterances.C())
 	}))

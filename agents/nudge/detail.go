@@ -33,6 +33,26 @@ type CommitmentOffer struct {
 	RemindAt time.Time `json:"remind_at"`
 }
 
+// MeetingOffer is a meeting nudge's Detail: the occurrence it is about,
+// as it was when offered, so that a moved meeting is noticed and Brief me
+// knows who is coming.
+type MeetingOffer struct {
+	Key      string          `json:"key"`
+	Title    string          `json:"title,omitempty"`
+	Location string          `json:"location,omitempty"`
+	Start    time.Time       `json:"start"`
+	End      time.Time       `json:"end"`
+	People   []MeetingPerson `json:"people,omitempty"` // besides the lawyer
+	// Threads are the open threads' ids in the mail index when offered.
+	Threads []int64 `json:"threads,omitempty"`
+}
+
+// MeetingPerson is one of a meeting's people.
+type MeetingPerson struct {
+	Name  string `json:"name,omitempty"`
+	Email string `json:"email"`
+}
+
 // Field is one labelled line of an approval, e.g. To: Marcy Howard.
 type Field struct {
 	Label string `json:"label"`

@@ -25,6 +25,11 @@ const (
 	// 9:00 AM?" — a commitment heard in a call (voice/commit), offered
 	// once; Subject is CommitmentSubject(key).
 	KindCommitment Kind = "commitment"
+	// KindMeeting: "Meeting with Marcy Howard in 15 min — … Want a
+	// brief?" — a meeting about to start with people whose mail waits on
+	// the lawyer, once per occurrence; Subject is MeetingSubject(key),
+	// Detail a MeetingOffer.
+	KindMeeting Kind = "meeting"
 
 	// The task agents'.
 	KindQuestion Kind = "question" // ask_user: Detail is a Question

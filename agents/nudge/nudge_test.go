@@ -16,7 +16,7 @@ import (
 func TestStoredValues(t *testing.T) {
 	for got, want := range map[string]string{
 		KindReminder: "reminder", KindReminderConfirm: "reminder_confirm", KindReminderWhen: "reminder_when",
-		KindReminderList: "reminder_list", KindInfo: "info", KindGlance: "glance", KindCommitment: "commitment", KindQuestion: "question",
+		KindReminderList: "reminder_list", KindInfo: "info", KindGlance: "glance", KindCommitment: "commitment", KindMeeting: "meeting", KindQuestion: "question",
 		KindApproval: "approval", KindHelp: "help", KindResult: "result",
 		Accept: "accept", Dismiss: "dismiss", Snooze: "snooze", Edit: "edit", AnswerPrefix: "answer:",
 		Reply: "reply", Change: "change", OpenReminders: "open_reminders", OpenActivity: "open_activity", AtPrefix: "at:",
@@ -33,7 +33,7 @@ func TestImportant(t *testing.T) {
 		want bool
 	}{
 		{KindQuestion, true}, {KindApproval, true}, {KindHelp, true},
-		{KindResult, false}, {KindInfo, false}, {KindGlance, false}, {KindCommitment, false}, {KindReminder, false},
+		{KindResult, false}, {KindInfo, false}, {KindGlance, false}, {KindCommitment, false}, {KindMeeting, false}, {KindReminder, false},
 		{KindReminderConfirm, false}, {KindReminderWhen, false}, {KindReminderList, false},
 		{"", false}, {"proposal", false}, {"Question", false},
 	} {
@@ -172,6 +172,20 @@ func TestSubjects(t *testing.T) {
 		}
 	}
 
+	if s := MeetingSubject("uid-1/20260618T143000Z"); s != "meeting:uid-1/20260618T143000Z" {
+		t.Errorf("MeetingSubject = %q", s)
+	}
+	for _, k := range []string{"uid-1/20260618T143000Z", "x", "meeting:y"} {
+		if got, ok := MeetingKey(MeetingSubject(k)); !ok || got != k {
+			t.Errorf("meeting round trip %q: %q, %v", k, got, ok)
+		}
+	}
+	for _, s := range []string{"", "meeting:", "meeting", "Meeting:x", "glance:x", "commitment:x", " meeting:x"} {
+		if got, ok := MeetingKey(s); ok || got != "" {
+			t.Errorf("MeetingKey(%q) = %q, %v", s, got, ok)
+		}
+	}
+
 	for _, m := range []string{mid, "a", "glance:x", "with space"} {
 		if got, ok := GlanceMessage(GlanceSubject(m)); !ok || got != m {
 			t.Errorf("glance round trip %q: %q, %v", m, got, ok)
@@ -228,6 +242,7 @@ func TestSpecFor(t *testing.T) {
 		{KindInfo, "Spirit", "accept=OK", "", false},
 		{KindGlance, "glance", "accept=Draft it|snooze=Not now|dismiss=Dismiss", "Or tell Spirit what to do instead…", false},
 		{KindCommitment, "Said on a call", "accept=Set|change=Change time|dismiss=Dismiss", "Or type another time, e.g. “Thursday at 4 instead”", false},
+		{KindMeeting, "Meeting", "accept=Brief me|snooze=Not now|dismiss=Dismiss", "Or tell Spirit what to prepare…", false},
 		{KindQuestion, "Question", "dismiss=Dismiss", "Type your answer…", true},
 		{KindApproval, "Approve?", "accept=Approve|edit=Edit|dismiss=Deny", "Or tell Spirit what to change…", true},
 		{KindHelp, "Need help", "accept=Try again|dismiss=Stop", "Tell Spirit how to go on…", false},

@@ -14,6 +14,7 @@ const (
 	taskPrefix     = "agent:"
 	reminderPrefix = "reminder-"
 	commitPrefix   = "commitment:"
+	meetingPrefix  = "meeting:"
 )
 
 // GlanceSubject is the subject of a glance nudge about the email with
@@ -46,6 +47,18 @@ func CommitmentSubject(key string) string { return commitPrefix + key }
 // any other subject and for one that names no key.
 func CommitmentKey(subject string) (key string, ok bool) {
 	return cutNonEmpty(subject, commitPrefix)
+}
+
+// MeetingSubject is the subject of the nudges about the calendar
+// occurrence with this key (calendar.Occurrence.Key): "meeting:<key>". An
+// occurrence is offered once: a nudge with this subject that the calendar
+// did not itself withdraw means it was.
+func MeetingSubject(key string) string { return meetingPrefix + key }
+
+// MeetingKey is the occurrence key a subject names; ok is false for any
+// other subject and for one that names no key.
+func MeetingKey(subject string) (key string, ok bool) {
+	return cutNonEmpty(subject, meetingPrefix)
 }
 
 // ReminderSubject is the subject of the nudges about reminder id:

@@ -110,7 +110,7 @@ func (g *gui) Events(ctx context.Context) error {
 		g.log.Error("read open nudges", "err", err)
 	}
 	for _, n := range open {
-		fyne.Do(func() { g.nudgeShown(n) })
+		g.do(func() { g.nudgeShown(n) })
 	}
 	for {
 		select {
@@ -131,42 +131,42 @@ func (g *gui) handle(ev events.Event) {
 	switch ev.Type {
 	case events.NudgeShown:
 		n := ev.Data.(store.Nudge)
-		fyne.Do(func() { g.nudgeShown(n) })
+		g.do(func() { g.nudgeShown(n) })
 	case events.NudgeWithdrawn:
 		id := ev.Data.(int64)
-		fyne.Do(func() { g.nudgeClosed(id) })
+		g.do(func() { g.nudgeClosed(id) })
 	case events.StatusChanged, events.ServiceChanged:
 		// A part failing or recovering changes the status line too.
 		st := g.core.Status()
-		fyne.Do(func() { g.applyStatus(st) })
+		g.do(func() { g.applyStatus(st) })
 	case events.ShowRequested:
-		fyne.Do(g.show)
+		g.do(g.show)
 	case events.NotifyRequested:
 		n := ev.Data.(events.Notification)
 		g.fa.SendNotification(fyne.NewNotification(n.Title, n.Body))
 	case events.RemindersRequested:
-		fyne.Do(g.showReminders)
+		g.do(g.showReminders)
 	case events.SpeechHearing:
 		on := ev.Data.(bool)
-		fyne.Do(func() {
+		g.do(func() {
 			g.hearing = on
 			g.updateOrb()
 		})
 	case events.AgentsWorking:
 		n := ev.Data.(int)
-		fyne.Do(func() {
+		g.do(func() {
 			g.working = max(n, 0)
 			g.updateOrb()
 		})
 	case events.AppSwitched:
 		// A glance bubble folds back once the lawyer leaves its message.
 		sw := ev.Data.(screen.Switch)
-		fyne.Do(func() { g.bubbles.switched(sw.Window, sw.Title, sw.PaneChanged) })
+		g.do(func() { g.bubbles.switched(sw.Window, sw.Title, sw.PaneChanged) })
 	case events.HUDChanged:
 		line := ev.Data.(string)
-		fyne.Do(func() { g.setHUD(line) })
+		g.do(func() { g.setHUD(line) })
 	case events.TaskDone:
-		fyne.Do(func() {
+		g.do(func() {
 			if g.orbView != nil {
 				g.orbView.Sparkle()
 			}
@@ -179,4 +179,18 @@ type fyneClock struct{}
 
 func (fyneClock) AfterFunc(d time.Duration, f func()) (stop func() bool) {
 	return time.AfterFunc(d, func() { fyne.Do(f) }).Stop
+}
+
+// do runs f on the UI thread, as every change to a widget must: fyne.Do,
+// unless a test set g.uiq. Fyne's test driver runs fyne.Do's f at once on
+// the calling goroutine, so background work finishing during a test would
+// touch widgets (and Fyne's text shaper, which is not safe for concurrent
+// use) alongside the test itself; tests queue f instead and run it on
+// their own goroutine.
+func (g *gui) do(f func()) {
+	if g.uiq != nil {
+		g.uiq <- f
+		return
+	}
+	fyne.Do(f)
 }

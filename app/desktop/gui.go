@@ -34,6 +34,8 @@ const dockMargin = 6
 // gui is the Fyne front end: the tray menu, the orb docked at the right edge,
 // the panel that mirrors the tray menu, the nudge bubble and the windows.
 type gui struct {
+	// uiq, when set (tests), receives what do would hand to fyne.Do.
+	uiq  chan func()
 	core Core
 	sub  *events.Subscription // what to show; read by Events
 	fa   fyne.App
@@ -158,7 +160,7 @@ func (g *gui) Run(ctx context.Context) error {
 	}
 
 	g.fa.Lifecycle().SetOnStarted(g.started)
-	stop := context.AfterFunc(ctx, func() { fyne.Do(g.quit) })
+	stop := context.AfterFunc(ctx, func() { g.do(g.quit) })
 	defer stop()
 	g.fa.Run()
 	g.bubbles.stop() // no fold may fire into a closed app
@@ -369,7 +371,7 @@ func (g *gui) showFloating(w fyne.Window) {
 func (g *gui) rootChanged(ev platform.RootEvent) {
 	switch ev {
 	case platform.WorkAreaChanged:
-		fyne.Do(g.dockOrb)
+		g.do(g.dockOrb)
 	case platform.ActiveChanged:
 		active, err := g.desk.ActiveWindow()
 		if err != nil || active == 0 {
@@ -399,7 +401,7 @@ func (g *gui) rootChanged(ev platform.RootEvent) {
 		g.mu.Lock()
 		g.lastOther = active
 		g.mu.Unlock()
-		fyne.Do(g.activeChanged) // the bubble moves off the lawyer's new window
+		g.do(g.activeChanged) // the bubble moves off the lawyer's new window
 	}
 }
 

@@ -25,6 +25,9 @@ func newTestGUI(t *testing.T) (*gui, spirit, *fakeClock) {
 	sp := startSpirit(t, nil)
 	g := newGUI(sp.core, sp.bus.Subscribe(shown, 0), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	g.fa, g.ctx = a, t.Context()
+	// What background work hands to the UI thread waits for pump, which
+	// runs it on the test's goroutine, as the real UI thread would.
+	g.uiq = make(chan func(), 1024)
 	clk := &fakeClock{}
 	g.bubbles.clock = clk
 	g.orb = a.NewWindow("Spirit")
@@ -34,13 +37,16 @@ func newTestGUI(t *testing.T) (*gui, spirit, *fakeClock) {
 	return g, sp, clk
 }
 
-// pump shows every event published so far, as Events does. An event is on
-// the stream once the call that published it returns.
+// pump shows every event published so far, as Events does, and runs what
+// background work handed to the UI thread. An event is on the stream once
+// the call that published it returns.
 func pump(g *gui) {
 	for {
 		select {
 		case ev := <-g.sub.C():
 			g.handle(ev)
+		case f := <-g.uiq: // nil (never ready) where the test set none
+			f()
 		default:
 			return
 		}

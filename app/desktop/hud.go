@@ -154,7 +154,7 @@ func (g *gui) watchTipPointer() {
 			case <-tick.C:
 			}
 			if in, err := p.over(id); err == nil && !in {
-				fyne.Do(func() {
+				g.do(func() {
 					if ctx.Err() == nil {
 						g.orbHover(false)
 					}

@@ -64,7 +64,7 @@ func (v *mailView) reload() {
 		ctx, cancel := context.WithTimeout(v.g.ctx, 5*time.Second)
 		defer cancel()
 		m, err := v.g.core.MailAccounts(ctx)
-		fyne.Do(func() { v.show(m.Accounts, m.Stats, m.Errors, err) })
+		v.g.do(func() { v.show(m.Accounts, m.Stats, m.Errors, err) })
 	}()
 }
 
@@ -144,7 +144,7 @@ func (v *mailView) do(busy, done string, sync bool, work func(ctx context.Contex
 		ctx, cancel := context.WithTimeout(v.g.ctx, 10*time.Minute)
 		defer cancel()
 		err := work(ctx)
-		fyne.Do(func() {
+		v.g.do(func() {
 			if err != nil {
 				v.status.SetText("")
 				dialog.ShowError(err, v.w)
@@ -279,7 +279,7 @@ func (v *mailView) addOAuth(kind string) {
 		cs := secret.Text
 		v.add(a, c, func(ctx context.Context) (accounts.Credentials, error) {
 			tok, err := accounts.SignIn(ctx, kind, c, cs, func(msg, url string) {
-				fyne.Do(func() { v.status.SetText(msg) })
+				v.g.do(func() { v.status.SetText(msg) })
 				if url != "" {
 					if u, err := parseURL(url); err == nil {
 						v.g.fa.OpenURL(u)

@@ -96,7 +96,7 @@ func (g *gui) sendMenuSoon() {
 	}
 	g.menuPending = true
 	time.AfterFunc(wait, func() {
-		fyne.Do(func() {
+		g.do(func() {
 			g.menuPending = false
 			g.sendMenu()
 		})

@@ -561,7 +561,7 @@ func (g *gui) followPointer() {
 			if err != nil {
 				continue // the window is being remapped: look again
 			}
-			fyne.Do(func() { g.pointerAt(b, in, time.Now()) })
+			g.do(func() { g.pointerAt(b, in, time.Now()) })
 		}
 	}()
 }
@@ -697,7 +697,7 @@ func (g *gui) grabNudgeHotkey(s settings.Settings) {
 	}
 	hk, err := platform.ParseHotkey(text)
 	if err == nil {
-		err = g.desk.GrabHotkey(g.ctx, hk, func() { fyne.Do(g.focusNudge) })
+		err = g.desk.GrabHotkey(g.ctx, hk, func() { g.do(g.focusNudge) })
 	}
 	if err != nil {
 		g.log.Warn("no global nudge hotkey", "hotkey", text, "err", err)
@@ -718,7 +718,7 @@ func (g *gui) answer(id int64, a widgets.Answer) {
 		defer cancel()
 		if _, err := g.core.Answer(ctx, id, action, a.Text); err != nil {
 			g.log.Error("record nudge answer", "nudge", id, "err", err)
-			fyne.Do(func() { g.nudgeClosed(id) }) // still take the bubble down
+			g.do(func() { g.nudgeClosed(id) }) // still take the bubble down
 		}
 	}()
 }

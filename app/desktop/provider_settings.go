@@ -68,7 +68,7 @@ func newProviderPage(g *gui) fyne.CanvasObject {
 			ctx, cancel := context.WithTimeout(ctx, time.Minute)
 			defer cancel()
 			msg, err := f(ctx)
-			fyne.Do(func() {
+			g.do(func() {
 				if err != nil {
 					status.SetText("Problem: " + err.Error())
 				} else {

@@ -65,7 +65,7 @@ func (v *remindersView) reload() {
 		if cc, ok := v.g.core.(commitmentsCore); ok {
 			cs, cerr = cc.OpenCommitments(ctx)
 		}
-		fyne.Do(func() {
+		v.g.do(func() {
 			v.show(rs, err)
 			v.showSaid(cs, cerr)
 		})
@@ -271,7 +271,7 @@ func (v *remindersView) apply(change func(context.Context) error) {
 	ctx, cancel := context.WithTimeout(v.g.ctx, 10*time.Second)
 	defer cancel()
 	err := change(ctx)
-	fyne.Do(func() {
+	v.g.do(func() {
 		if err != nil {
 			msg := err.Error()
 			if errors.Is(err, store.ErrInvalid) {

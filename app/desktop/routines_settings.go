@@ -168,7 +168,7 @@ func (v *routinesView) saveSettings(key string, change func(*settings.Settings))
 	if err != nil {
 		v.g.log.Error("save setting", "key", key, "err", err)
 	}
-	fyne.Do(func() {
+	v.g.do(func() {
 		if err != nil {
 			v.showProblem(v.hoursProblem, problemText(err))
 			return
@@ -202,7 +202,7 @@ func (v *routinesView) addRoutine() {
 		ctx, cancel := context.WithTimeout(v.g.ctx, 5*time.Second)
 		defer cancel()
 		rt, err := v.work.AddRoutine(ctx, api.NewRoutine{Cron: spec, Prompt: prompt})
-		fyne.Do(func() {
+		v.g.do(func() {
 			if err != nil {
 				v.validate()
 				v.showProblem(v.cronProblem, app.RoutineError(err))
@@ -225,7 +225,7 @@ func (v *routinesView) reload() {
 		ctx, cancel := context.WithTimeout(v.g.ctx, 5*time.Second)
 		defer cancel()
 		rs, err := v.work.Routines(ctx)
-		fyne.Do(func() { v.show(rs, err, time.Now()) })
+		v.g.do(func() { v.show(rs, err, time.Now()) })
 	})
 }
 
@@ -269,7 +269,7 @@ func (v *routinesView) remove(id int64) {
 		ctx, cancel := context.WithTimeout(v.g.ctx, 5*time.Second)
 		defer cancel()
 		err := v.work.RemoveRoutine(ctx, id)
-		fyne.Do(func() {
+		v.g.do(func() {
 			if err != nil {
 				v.status.SetText(fmt.Sprintf("Could not remove routine %d: %v", id, err))
 				return
@@ -295,7 +295,7 @@ func (v *routinesView) runNow(id int64) {
 				run, err = v.work.WorkRun(ctx, run.ID)
 			}
 		}
-		fyne.Do(func() {
+		v.g.do(func() {
 			if err != nil {
 				v.status.SetText(fmt.Sprintf("Routine %d: %v", id, err))
 				return

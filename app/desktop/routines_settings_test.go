@@ -74,7 +74,7 @@ func TestRoutinesPage(t *testing.T) {
 		})
 	}
 	test.Tap(v.add)
-	v.bg.Wait()
+	settle(g, v)
 	if texts := pageTexts(v.content); !strings.Contains(texts, "weekdays at 8:30  (30 8 * * 1-5)") ||
 		!strings.Contains(texts, "What is waiting on me today?") || !strings.Contains(texts, "never run") {
 		t.Fatalf("the page shows %q, want the routine in words", texts)
@@ -89,7 +89,7 @@ func TestRoutinesPage(t *testing.T) {
 		t.Fatal("the routine's row has no Run now")
 	}
 	test.Tap(run)
-	v.bg.Wait()
+	settle(g, v)
 	if !strings.Contains(v.status.Text, "Not run: no model provider is set") {
 		t.Errorf("status = %q, want the run's outcome", v.status.Text)
 	}
@@ -99,7 +99,7 @@ func TestRoutinesPage(t *testing.T) {
 		t.Fatal("the routine's row has no Remove")
 	}
 	test.Tap(remove)
-	v.bg.Wait()
+	settle(g, v)
 	if rs, err := sp.core.Routines(ctx); err != nil || len(rs) != 0 || !strings.Contains(pageTexts(v.content), "No routines yet.") {
 		t.Errorf("after Remove: routines %+v, %v; page %q", rs, err, pageTexts(v.content))
 	}
@@ -115,12 +115,12 @@ func TestRoutinesPage(t *testing.T) {
 	}
 	v.hours.SetText("mon-thu 09:00-17:00")
 	v.hours.OnSubmitted(v.hours.Text)
-	v.bg.Wait()
+	settle(g, v)
 	if v.hoursProblem.Visible() || v.status.Text != "Saved." {
 		t.Errorf("after valid hours: problem %v %q, status %q", v.hoursProblem.Visible(), v.hoursProblem.Text, v.status.Text)
 	}
 	test.Tap(v.heartbeat)
-	v.bg.Wait()
+	settle(g, v)
 	s, err := sp.core.Settings(ctx)
 	want, _ := settings.ParseActiveHours("mon-thu 09:00-17:00")
 	if err != nil || s.WorkHeartbeat || s.WorkActiveHours != want {
@@ -143,5 +143,18 @@ func TestSettingsWindowHasRoutines(t *testing.T) {
 	}
 	if len(names) == 0 || names[len(names)-1] != "Routines" {
 		t.Errorf("tabs = %q, want Routines last", names)
+	}
+}
+
+// settle waits for the page's background work and runs what it handed to
+// the UI thread, until neither is left: a result shown may start more
+// work (Add reloads the list).
+func settle(g *gui, v *routinesView) {
+	for {
+		v.bg.Wait()
+		if len(g.uiq) == 0 {
+			return
+		}
+		pump(g)
 	}
 }

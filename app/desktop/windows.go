@@ -218,7 +218,7 @@ func (g *gui) saveSettings(field string, change func(*settings.Settings), proble
 	if errors.As(err, &bad) {
 		key, note = bad.Key, bad.Reason
 	}
-	fyne.Do(func() {
+	g.do(func() {
 		l := problems[key]
 		if l == nil {
 			return
@@ -474,7 +474,7 @@ func (v *activityView) refresh(parent context.Context, note string) {
 		v.lastID = d.lastID
 		v.mu.Unlock()
 	}
-	fyne.Do(func() { v.apply(d) })
+	v.g.do(func() { v.apply(d) })
 }
 
 func (v *activityView) load(ctx context.Context, session string) activityData {

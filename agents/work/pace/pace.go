@@ -31,9 +31,13 @@ const WorkSubjectPrefix = "work-"
 
 // Unasked reports whether n is a nudge Spirit raised on its own, the kind
 // the hourly cap counts: a glance, an offer about something said on a
-// call, or a delivery of work.
+// call, a brief offered before a meeting, or a delivery of work.
 func Unasked(n store.Nudge) bool {
-	return n.Kind == nudge.KindGlance || n.Kind == nudge.KindCommitment || strings.HasPrefix(n.Subject, WorkSubjectPrefix)
+	switch n.Kind {
+	case nudge.KindGlance, nudge.KindCommitment, nudge.KindMeeting:
+		return true
+	}
+	return strings.HasPrefix(n.Subject, WorkSubjectPrefix)
 }
 
 // LastHour counts the unasked-for nudges created in the hour before now.

@@ -46,6 +46,7 @@ func TestLastHour(t *testing.T) {
 	}{
 		{"none", nil, 0},
 		{"a glance a minute ago", []store.Nudge{n(nudge.KindGlance, "glance:<a@x>", time.Minute)}, 1},
+		{"a brief offered before a meeting", []store.Nudge{n(nudge.KindMeeting, "meeting:k", time.Minute)}, 1},
 		{"an offer about something said on a call", []store.Nudge{n(nudge.KindCommitment, "commitment:k", time.Minute)}, 1},
 		{"a work delivery", []store.Nudge{n(nudge.KindInfo, "work-12", 10*time.Minute)}, 1},
 		{"older than an hour", []store.Nudge{n(nudge.KindGlance, "", time.Hour)}, 0},
