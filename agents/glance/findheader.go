@@ -131,10 +131,20 @@ func newPage(lines []layout.Line) *page {
 	return p
 }
 
+// minSolidConfidence is the recogniser's confidence under which a word
+// is taken for a misread icon or border, not text.
+const minSolidConfidence = 20
+
 // isSolid reports whether w is text, not a border, an icon or a
 // separator OCR read as a stroke ("|", "—") or a tall sliver.
 func isSolid(w layout.Word) bool {
 	if !strings.ContainsFunc(w.Text, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+		return false
+	}
+	// What the recogniser hardly believes is no text either: a list's
+	// icons and the body's first word read as one ("“form" across the
+	// gutter between a message list and the reading pane).
+	if w.Confidence < minSolidConfidence {
 		return false
 	}
 	return w.Box.Dx() > 2 && w.Box.Dy() < 4*w.Box.Dx()+8
@@ -328,6 +338,12 @@ func (p *page) block(col image.Rectangle, a anchor) (headerBlock, bool) {
 			break
 		}
 		top--
+	}
+	// Icons OCR read as glyphs (a search bar's, a toolbar's drawn
+	// without labels) open no header: the block and its region start
+	// below them.
+	for top < at && isGlyphRow(rows[top]) {
+		top++
 	}
 	if p.quoted(rows, top) {
 		return headerBlock{}, false

@@ -137,11 +137,20 @@ func headerRowsOf(lines []layout.Line) []headerRow {
 func dropSpecks(lines []layout.Line) []layout.Line {
 	out := make([]layout.Line, 0, len(lines))
 	for _, l := range lines {
-		if l.Box.Dy() > 3 {
+		if l.Box.Dy() > 3 && !isMisreadIcon(l) {
 			out = append(out, l)
 		}
 	}
 	return out
+}
+
+// isMisreadIcon reports whether l is one short word the recogniser
+// hardly believes ("cu." beside a subject): an icon or a stroke read as
+// letters, which would end a row as if with a sentence. A label ("To",
+// "Cc") is kept however faintly read.
+func isMisreadIcon(l layout.Line) bool {
+	w := l.Words
+	return len(w) == 1 && utf8.RuneCountInString(w[0].Text) <= 3 && w[0].Confidence < minSolidConfidence && !headerLabelRe.MatchString(w[0].Text)
 }
 
 // dropOverlaps drops the lines that lie mostly under another line read
@@ -195,9 +204,27 @@ func readHeader(rows []headerRow, textH int) headerRead {
 		if name, addr, ok := senderOf(rows, i, textH); ok {
 			info.SenderName, info.SenderEmail = name, addr
 			sender, start = i, i
-			if r.label == "" && addr != "" && name == "" && i > 0 && isNameRow(rows[i-1], textH) {
-				info.SenderName = nameOf(rows[i-1])
-				start = i - 1
+			// The name on the row above the address; a contact's badge
+			// between them, read as a glyph, is passed over.
+			k := i - 1
+			for k > 0 && k >= i-2 && (isGlyphRow(rows[k]) || besideSender(rows[k], r, textH)) {
+				k--
+			}
+			if r.label == "" && addr != "" && weakName(name) && k >= 0 {
+				switch {
+				case isNameRow(rows[k], textH):
+					info.SenderName = nameOf(rows[k])
+					start = k
+				case nameLineOver(rows[k], r, textH) && isNameText(nameOf(rows[k])):
+					// Touching the address, a name whose word boxes OCR
+					// drew too tall is the sender's name all the same.
+					info.SenderName = nameOf(rows[k])
+					start = k
+				case nameLineOver(rows[k], r, textH):
+					// The name's line, misread (a contact's round
+					// picture read into it): no subject heading either.
+					start = k
+				}
 			}
 			break
 		}
@@ -206,6 +233,7 @@ func readHeader(rows []headerRow, textH int) headerRead {
 		return headerRead{}
 	}
 	info.SenderEmail = restoreInitial(restoreLocalPart(info.SenderEmail, info.SenderName), info.SenderName)
+	info.SenderName = spellLikeAddress(info.SenderName, info.SenderEmail)
 	last := sender
 	var recipients, dated, datedNear, controls bool
 	// note reads a row of the block; near is false for the rows more than
@@ -270,6 +298,9 @@ func readHeader(rows []headerRow, textH int) headerRead {
 			last = j
 			continue
 		}
+		if isGlyphRow(r) {
+			continue // icons between the header's rows
+		}
 		if len(below) < 3 && !isBody(r, textH) {
 			below = append(below, r)
 			last = j
@@ -290,7 +321,7 @@ func readHeader(rows []headerRow, textH int) headerRead {
 		if above, k, ok := headingAbove(rows, start, textH); ok && (best == nil || wordHeight(above) > wordHeight(*best)) {
 			info.Subject = headingLines(rows, k)
 		} else if best != nil {
-			info.Subject = subjectText(subjectLine(*best, rows[sender], textH), rows[sender], textH)
+			info.Subject = subjectText(subjectLine(*best, rows[sender], textH), rows[sender], labelsLeft(rows[:last+1]), textH)
 		}
 	}
 	info.Subject = strings.TrimSpace(gmailChipRe.ReplaceAllString(info.Subject, ""))
@@ -443,7 +474,171 @@ func cleanSender(s string) string {
 	s = strings.NewReplacer("<", " ", ">", " ", "(", " ", ")", " ").Replace(s)
 	// OCR reads the space before a bracket or an icon as "=", "—", "|".
 	s = strings.TrimFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '"' && r != '\'' })
-	return cleanName(strings.Join(strings.Fields(s), " "))
+	s = cleanName(strings.Join(strings.Fields(s), " "))
+	if isGlyphText(s) {
+		return "" // an icon beside the name or the address, read as a letter
+	}
+	return s
+}
+
+// isGlyphRow reports whether r is icons OCR read as characters rather
+// than text (a toolbar's buttons drawn without labels read as "Q)", "a}",
+// "3"; a contact's badge as "O"): never a header row, a subject or a
+// name.
+func isGlyphRow(r headerRow) bool { return isGlyphText(r.text) }
+
+// isGlyphText reports whether s has no word of two letters or more, and
+// is no date and no address: what OCR makes of icons.
+func isGlyphText(s string) bool {
+	if isDateText(s) || bareAddrRe.MatchString(repairAt(s)) {
+		return false
+	}
+	for _, f := range strings.Fields(s) {
+		run := 0
+		for _, c := range f {
+			if !unicode.IsLetter(c) {
+				run = 0
+				continue
+			}
+			if run++; run >= 2 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// nameLineOver reports whether r, right above the address row addr, is
+// the sender's name line of a two-line sender, however OCR read it: it
+// touches the address's row and starts where the address does. A
+// subject heading stands further above.
+func nameLineOver(r, addr headerRow, textH int) bool {
+	if r.label != "" || isGlyphRow(r) || len(r.Lines) == 0 || len(addr.Lines) == 0 {
+		return false
+	}
+	return addr.Box.Min.Y-r.Box.Max.Y <= textH/3 && abs(r.Lines[0].Box.Min.X-addr.Lines[0].Box.Min.X) <= 3*textH
+}
+
+// besideSender reports whether r, between a sender's name and address
+// rows, lies off to their right: buttons beside the sender (Thunderbird's
+// message toolbar in its classic layout), which OCR sets between the two
+// rows by height.
+func besideSender(r, addr headerRow, textH int) bool {
+	if len(r.Lines) == 0 || len(addr.Lines) == 0 {
+		return false
+	}
+	first := r.Lines[0].Text
+	return r.Lines[0].Box.Min.X > addr.Lines[0].Box.Max.X+textH || isToolbar(first) || replyControlsRe.MatchString(first)
+}
+
+// weakName reports whether name is no name, or only what OCR made of
+// the picture and icons around an address on its row ("Bs e", "RB"): no
+// word of three letters. A name on the row above is then the sender's.
+func weakName(name string) bool {
+	for _, w := range strings.Fields(name) {
+		if utf8.RuneCountInString(strings.TrimFunc(w, func(r rune) bool { return !unicode.IsLetter(r) })) >= 3 {
+			return false
+		}
+	}
+	return true
+}
+
+// spellLikeAddress corrects the letters OCR confuses in a name (l, i,
+// 1: "Alan Plerce") by the address, when the address holds the word
+// with only those letters different ("apierce@…").
+func spellLikeAddress(name, addr string) string {
+	local, _, ok := strings.Cut(strings.ToLower(addr), "@")
+	if !ok {
+		return name
+	}
+	stroke := func(r rune) bool { return r == 'l' || r == 'i' || r == '1' || r == '|' }
+	f := strings.Fields(name)
+	for k, w := range f {
+		lw := []rune(strings.ToLower(w))
+		lr := []rune(local)
+		if len(lw) < 4 {
+			continue
+		}
+		for at := 0; at+len(lw) <= len(lr); at++ {
+			cand, same, alike := lr[at:at+len(lw)], true, true
+			for j := range lw {
+				if cand[j] != lw[j] {
+					same = false
+					if !stroke(cand[j]) || !stroke(lw[j]) {
+						alike = false
+						break
+					}
+				}
+			}
+			if same || !alike {
+				continue
+			}
+			out := []rune(w)
+			for j := range out {
+				if stroke(unicode.ToLower(out[j])) {
+					out[j] = cand[j]
+					if j == 0 && unicode.IsUpper([]rune(w)[0]) {
+						out[j] = unicode.ToUpper(cand[j])
+					}
+				}
+			}
+			f[k] = string(out)
+			break
+		}
+	}
+	return strings.Join(f, " ")
+}
+
+// nameParticles are the lower-case words a person's name may hold.
+var nameParticles = []string{"van", "von", "de", "der", "da", "del", "di", "du", "la", "le", "bin"}
+
+// isNameText reports whether s reads as a person's name: one to five
+// words, each capitalised or a particle, no digits and no address.
+func isNameText(s string) bool {
+	f := strings.Fields(s)
+	if len(f) == 0 || len(f) > 5 {
+		return false
+	}
+	for _, w := range f {
+		rs := []rune(w)
+		if !unicode.IsUpper(rs[0]) && !slices.Contains(nameParticles, w) {
+			return false
+		}
+		if strings.ContainsFunc(w, func(c rune) bool { return unicode.IsDigit(c) || c == '@' }) {
+			return false
+		}
+	}
+	return true
+}
+
+// dropAvatar drops what OCR read of the sender's picture before the name
+// (a round badge with an initial, a square of initials): the initials
+// of the words after it, a glyph, or a short word read with little
+// confidence or in lower case where a name follows ("ig Kevin Osei").
+func dropAvatar(ws []layout.Word) []layout.Word {
+	for len(ws) > 1 {
+		w, rest := ws[0], ws[1:]
+		t := strings.TrimSpace(w.Text)
+		r0, _ := utf8.DecodeRuneInString(strings.TrimLeftFunc(rest[0].Text, func(r rune) bool { return !unicode.IsLetter(r) }))
+		if !unicode.IsUpper(r0) {
+			return ws
+		}
+		names := make([]string, len(rest))
+		for i, x := range rest {
+			names[i] = x.Text
+		}
+		short := utf8.RuneCountInString(t) <= 3 && !slices.Contains(nameParticles, t)
+		first, _ := utf8.DecodeRuneInString(t)
+		switch {
+		case initialsRe.MatchString(t) && isInitialsOf(t, names),
+			isGlyphText(t),
+			short && (!unicode.IsUpper(first) || w.Confidence < 40):
+			ws = rest
+		default:
+			return ws
+		}
+	}
+	return ws
 }
 
 // isAddressRow reports whether r's first column is an address and little
@@ -507,27 +702,34 @@ func isNameRow(r headerRow, textH int) bool {
 	if len(f) == 0 || len(f) > 5 {
 		return false
 	}
-	for _, w := range f {
-		rs := []rune(w)
-		if !unicode.IsUpper(rs[0]) && !slices.Contains([]string{"van", "von", "de", "der", "da", "del", "di", "du", "la", "le", "bin"}, w) {
-			return false
-		}
-		for _, c := range rs {
-			if unicode.IsDigit(c) || c == '@' {
-				return false
-			}
-		}
-	}
-	return true
+	return isNameText(n)
 }
 
 // nameOf is r's first column without a date the recogniser joined to it.
 func nameOf(r headerRow) string {
-	s := r.Lines[0].Text
+	s := layout.NewLine(dropAvatar(r.Lines[0].Words)).Text
+	if len(r.Lines[0].Words) == 0 {
+		s = r.Lines[0].Text
+	}
 	if d := headerDateRe.FindStringIndex(s); d != nil {
 		s = s[:d[0]]
 	}
-	return cleanSender(s)
+	return capitalShapes(cleanSender(s))
+}
+
+// capitalShapes capitalises the first letter of a name's words whose
+// capital OCR cannot tell from the small letter ("kevin Osei"): c, k, o,
+// p, s, u, v, w, x, z differ only in size, and a person's name is
+// capitalised. The name particles stay as they are.
+func capitalShapes(name string) string {
+	f := strings.Fields(name)
+	for i, w := range f {
+		r, n := utf8.DecodeRuneInString(w)
+		if strings.ContainsRune("ckopsuvwxz", r) && !slices.Contains(nameParticles, w) {
+			f[i] = string(unicode.ToUpper(r)) + w[n:]
+		}
+	}
+	return strings.Join(f, " ")
 }
 
 // dateIn returns a date written in r's columns after the first.
@@ -613,7 +815,7 @@ func headingAbove(rows []headerRow, start, textH int) (headerRow, int, bool) {
 	best := -1
 	for i := start - 1; i >= 0 && i >= start-4; i-- {
 		r := rows[i]
-		if r.label != "" || isToolbar(r.text) || isDateText(r.text) || replyControlsRe.MatchString(r.text) {
+		if r.label != "" || isToolbar(r.text) || isDateText(r.text) || replyControlsRe.MatchString(r.text) || isGlyphRow(r) {
 			continue
 		}
 		if best < 0 || wordHeight(r) > max(wordHeight(rows[best]), textH*11/10) {
@@ -698,10 +900,15 @@ func subjectLine(r, sender headerRow, textH int) layout.Line {
 // the sender's picture (Outlook's square of initials, beside the sender
 // and subject rows) into the subject's line as a word of capitals, left
 // of where the sender's and the subject's text begin.
-func subjectText(l layout.Line, sender headerRow, textH int) string {
+func subjectText(l layout.Line, sender headerRow, labels []int, textH int) string {
 	if len(l.Words) >= 2 && len(sender.Lines) > 0 {
 		left := sender.Lines[0].Box.Min.X
 		w := l.Words[0]
+		if slices.ContainsFunc(labels, func(x int) bool { return abs(x-w.Box.Min.X) <= textH/2 }) {
+			// Where the To and Cc labels start: the subject's own
+			// first word ("SNDA - …"), not a picture left of them.
+			return strings.TrimSpace(l.Text)
+		}
 		t := strings.TrimFunc(w.Text, func(r rune) bool { return !unicode.IsLetter(r) })
 		if len([]rune(t)) >= 2 && strings.ToUpper(t) == t && !strings.ContainsFunc(t, func(r rune) bool { return !unicode.IsLetter(r) }) &&
 			w.Box.Min.X < left-textH/2 && l.Words[1].Box.Min.X >= left-textH {
@@ -709,6 +916,17 @@ func subjectText(l layout.Line, sender headerRow, textH int) string {
 		}
 	}
 	return strings.TrimSpace(l.Text)
+}
+
+// labelsLeft returns the left edges of the labelled rows among rows.
+func labelsLeft(rows []headerRow) []int {
+	var out []int
+	for _, r := range rows {
+		if r.label != "" && len(r.Lines) > 0 {
+			out = append(out, r.Lines[0].Box.Min.X)
+		}
+	}
+	return out
 }
 
 // widest is r's widest column: a tab strip or a label chip may share a

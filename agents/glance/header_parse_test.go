@@ -52,6 +52,31 @@ func TestParseHeaderLines(t *testing.T) {
 				rowAt(110, 16, col{20, "RE: Closing date - Elm Court"}),
 				rowAt(170, 12, col{20, "Owen,"})),
 			ScreenInfo{Email: true, Subject: "RE: Closing date - Elm Court", SenderName: "Liam Gray", SenderEmail: "lgray@grayhold.com", Date: "15/06/2026, 12:00"}},
+		{"Thunderbird 153: glyphs of the toolbar's icons over the sender, a picture read before the name, a badge between name and address",
+			pane(rowAt(5, 24, col{650, "a}"}, col{1050, "="}),
+				rowAt(40, 14, col{230, "Reply Forward Archive Spam Delete More"}),
+				rowAt(62, 12, col{4, "ap Me"}),
+				rowAt(70, 12, col{260, "O"}),
+				rowAt(80, 12, col{29, "dana.whitfield@hartleyross.com"}),
+				rowAt(108, 12, col{0, "To"}, col{26, "Tom Becker <tbecker@beckerfirm.com>"}, col{560, "11/18/26, 16:05"}),
+				rowAt(134, 14, col{2, "Re: Lease Amendment No. 3 - Harborview Plaza"}),
+				rowAt(180, 12, col{0, "Tom,"})),
+			ScreenInfo{Email: true, Subject: "Re: Lease Amendment No. 3 - Harborview Plaza", SenderName: "Me", SenderEmail: "dana.whitfield@hartleyross.com", Date: "11/18/26, 16:05"}},
+		{"Thunderbird classic: the toolbar between the name's and the address's rows, a subject opening with capitals",
+			pane(rowAt(12, 12, col{13, "a Alan Plerce"}),
+				rowAt(20, 14, col{560, "Reply Forward Archive Spam Delete More"}),
+				rowAt(30, 12, col{37, "apierce@pinecrestbank.com"}),
+				rowAt(58, 12, col{4, "To Me"}, col{870, "11/24/26, 14:05"}),
+				rowAt(84, 14, col{5, "SNDA - Pinecrest Bank Loan"}),
+				rowAt(130, 12, col{3, "Dana,"})),
+			ScreenInfo{Email: true, Subject: "SNDA - Pinecrest Bank Loan", SenderName: "Alan Pierce", SenderEmail: "apierce@pinecrestbank.com", Date: "11/24/26, 14:05"}},
+		{"the picture read into the address's row leaves the name above",
+			pane(rowAt(12, 12, col{40, "Rachel Kim"}),
+				rowAt(30, 12, col{16, "Bs"}, col{40, "rkim@calderaholdings.com e"}),
+				rowAt(58, 12, col{4, "To Me"}, col{870, "11/19/26, 13:15"}),
+				rowAt(84, 14, col{5, "Engagement Letter - Caldera Holdings"}),
+				rowAt(130, 12, col{3, "Dana,"})),
+			ScreenInfo{Email: true, Subject: "Engagement Letter - Caldera Holdings", SenderName: "Rachel Kim", SenderEmail: "rkim@calderaholdings.com", Date: "11/19/26, 13:15"}},
 		{"From label with the address on the next row",
 			pane(rowAt(20, 12, col{20, "From"}, col{90, "Jane Doe"}),
 				rowAt(40, 12, col{90, "jane.doe@example.com"}),
@@ -264,5 +289,104 @@ func TestLinesText(t *testing.T) {
 	got, want := LinesText(lines), "Jane Doe  11:02\njane.doe@example.com\nTo  Dana Whitfield"
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestGlyphText(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    string
+		want bool
+	}{
+		{"an icon read as a letter and a bracket", "Q)", true},
+		{"a brace after a letter", "a}", true},
+		{"a digit", "3", true},
+		{"a contact badge", "O", true},
+		{"nothing", "", true},
+		{"a To label", "To Me", false},
+		{"a date", "11/24/26, 15:30", false},
+		{"a short word", "Hi", false},
+		{"an address", "kosei@osei-law.com", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := isGlyphText(tc.s); got != tc.want {
+				t.Errorf("isGlyphText(%q) = %v, want %v", tc.s, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSenderNameRepairs(t *testing.T) {
+	row := func(s string, conf ...float64) headerRow {
+		l := rowAt(10, 12, col{0, s})[0]
+		for i := range conf {
+			l.Words[i].Confidence = conf[i]
+		}
+		return headerRow{Row: layout.Row{Lines: []layout.Line{l}}, text: l.Text}
+	}
+	for _, tc := range []struct {
+		name string
+		r    headerRow
+		want string
+	}{
+		{"initials before the name", row("GL Greg Lindqvist"), "Greg Lindqvist"},
+		{"a round picture read in lower case", row("ig Kevin Osei"), "Kevin Osei"},
+		{"a picture read with little confidence", row("Bp Kevin Osei", 16), "Kevin Osei"},
+		{"a glyph", row("@ Greg Lindqvist"), "Greg Lindqvist"},
+		{"a particle opens the name", row("de Vries Anna"), "de Vries Anna"},
+		{"a short first name read with confidence", row("Al Gore", 90), "Al Gore"},
+		{"a capital read small", row("kevin Osei"), "Kevin Osei"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := nameOf(tc.r); got != tc.want {
+				t.Errorf("nameOf(%q) = %q, want %q", tc.r.text, got, tc.want)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name, in, addr, want string
+	}{
+		{"an i read as l", "Alan Plerce", "apierce@pinecrestbank.com", "Alan Pierce"},
+		{"an l read as I", "BiII Hill", "bill.hill@example.com", "Bill Hill"},
+		{"the address spells another name", "Alan Pierce", "apearce@example.com", "Alan Pierce"},
+		{"no address", "Alan Plerce", "", "Alan Plerce"},
+		{"already right", "Liam Gray", "lgray@grayhold.com", "Liam Gray"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := spellLikeAddress(tc.in, tc.addr); got != tc.want {
+				t.Errorf("spellLikeAddress(%q, %q) = %q, want %q", tc.in, tc.addr, got, tc.want)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		name string
+		in   string
+		want bool
+	}{
+		{"nothing", "", true},
+		{"a picture and a badge", "Bs e", true},
+		{"initials", "RB", true},
+		{"a name", "Rachel Kim", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := weakName(tc.in); got != tc.want {
+				t.Errorf("weakName(%q) = %v, want %v", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestMisreadIconLine(t *testing.T) {
+	subject := rowAt(84, 14, col{5, "Docket Alert: Carver Street LLC v. Liu - New Filing"})
+	speck := rowAt(84, 10, col{320, "cu."})
+	speck[0].Words[0].Confidence = 0
+	lines := pane(rowAt(12, 12, col{40, "Docket Alerts"}),
+		rowAt(30, 12, col{40, "noreply@courtalerts.example"}),
+		rowAt(58, 12, col{4, "To Me"}, col{870, "11/24/26, 22:10"}),
+		subject, speck,
+		rowAt(130, 12, col{3, "A new document was filed."}))
+	want := "Docket Alert: Carver Street LLC v. Liu - New Filing"
+	if got := ParseHeader(lines).Subject; got != want {
+		t.Errorf("subject %q, want %q: a speck read with no confidence ended the row as a sentence", got, want)
 	}
 }

@@ -191,10 +191,38 @@ func (s *Service) readPane(ctx context.Context, sw screen.Switch, sh screen.Shot
 	}
 	s.regions[key] = region
 	s.mu.Unlock()
+	sub := sh.Full.SubImage(region)
+	if whole := ParseHeader(header); headerFields(whole) < 3 {
+		// OCR of the whole window may read a line into its neighbour
+		// (Thunderbird's sender's address into the picture beside it)
+		// that the region alone, read as the pane changes, reads whole:
+		// a header missing its address, name or subject is read again
+		// from the region.
+		ph, err := hr.Read(ctx, sub)
+		if err != nil {
+			return nil, err
+		}
+		s.readEvent(sh.App, ph)
+		if ph.Info.Email && headerFields(ph.Info) > headerFields(whole) {
+			return ph.Lines, nil
+		}
+	}
 	// The region's pixels in this capture show this header: the same pane
 	// seen again (the lawyer going back to the window) is not read again.
-	hr.Remember(sh.Full.SubImage(region), header)
+	hr.Remember(sub, header)
 	return header, nil
+}
+
+// headerFields counts what a header read holds of the sender's name, the
+// sender's address and the subject.
+func headerFields(info ScreenInfo) int {
+	n := 0
+	for _, f := range []string{info.SenderName, info.SenderEmail, info.Subject} {
+		if f != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // readEvent tells who listens that OCR ran; a read answered from memory
