@@ -54,12 +54,24 @@ func saidItems(v *remindersView) map[string]saidItem {
 	return out
 }
 
-// waitFor checks cond until it holds or 10 s pass: the window reads the
-// core off the main thread.
-func waitFor(t *testing.T, what string, cond func() bool) {
+// waitFor runs what background work handed to g's UI thread (g.uiq) on
+// the test's goroutine and checks cond until it holds or 10 s pass: the
+// window reads the core off the main thread.
+func waitFor(t *testing.T, g *gui, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
+	for {
+		for queued := true; queued; {
+			select {
+			case f := <-g.uiq:
+				f()
+			default:
+				queued = false
+			}
+		}
+		if cond() {
+			return
+		}
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
@@ -74,7 +86,10 @@ func TestRemindersWindowListsWhatWasSaid(t *testing.T) {
 	a := test.NewTempApp(t)
 	sp := startSpirit(t, nil)
 	ctx := t.Context()
-	g := &gui{core: sp.core, fa: a, ctx: ctx, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	// What the window's background reads hand to the UI thread waits for
+	// waitFor, which runs it on the test's goroutine (Fyne's test driver
+	// would run it at once on the reading goroutine, alongside the test).
+	g := &gui{core: sp.core, fa: a, ctx: ctx, log: slog.New(slog.NewTextHandler(io.Discard, nil)), uiq: make(chan func(), 64)}
 	estoppel := "um, I'll look into the estoppel question for you"
 	for _, said := range []string{estoppel, "and I'll check the title commitment"} {
 		if _, err := sp.core.Heard(ctx, said, time.Now()); err != nil {
@@ -89,7 +104,7 @@ func TestRemindersWindowListsWhatWasSaid(t *testing.T) {
 	w.Resize(fyne.NewSize(560, 380))
 
 	v.reload()
-	waitFor(t, "the open commitments listed", func() bool { return len(saidItems(v)) == 2 })
+	waitFor(t, g, "the open commitments listed", func() bool { return len(saidItems(v)) == 2 })
 	if _, ok := hasLabel(v.said, saidTitle); !ok {
 		t.Errorf("no %q heading", saidTitle)
 	}
@@ -106,11 +121,11 @@ func TestRemindersWindowListsWhatWasSaid(t *testing.T) {
 	}
 
 	test.Tap(look.done)
-	waitFor(t, "Done to settle the commitment", func() bool {
+	waitFor(t, g, "Done to settle the commitment", func() bool {
 		open, err := sp.core.OpenCommitments(ctx)
 		return err == nil && len(open) == 1 && open[0].Task == "check the title commitment"
 	})
-	waitFor(t, "the window to drop it", func() bool { _, ok := saidItems(v)["look into the estoppel question"]; return !ok })
+	waitFor(t, g, "the window to drop it", func() bool { _, ok := saidItems(v)["look into the estoppel question"]; return !ok })
 
 	test.Tap(check.remind)
 	entries, buttons, _ := formParts(w)
@@ -129,7 +144,7 @@ func TestRemindersWindowListsWhatWasSaid(t *testing.T) {
 	}
 	test.Tap(ok)
 	var r store.Reminder
-	waitFor(t, "the reminder to be made", func() bool {
+	waitFor(t, g, "the reminder to be made", func() bool {
 		rs, err := sp.core.Reminders(ctx)
 		if err != nil || len(rs) != 1 {
 			return false
@@ -142,7 +157,7 @@ func TestRemindersWindowListsWhatWasSaid(t *testing.T) {
 	if r.Task != "check the title commitment" || r.Due == nil || !r.Due.Equal(want) {
 		t.Fatalf("reminder %+v (due %v), want one to check the title commitment at %v", r, r.Due, want)
 	}
-	waitFor(t, "the section to go", func() bool { return len(v.said.Objects) == 0 })
+	waitFor(t, g, "the section to go", func() bool { return len(v.said.Objects) == 0 })
 	if _, ok := hasLabel(v.said, saidTitle); ok {
 		t.Error("the heading stays with nothing under it")
 	}

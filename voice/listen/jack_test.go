@@ -18,6 +18,7 @@ const deadline = 30 * time.Second
 // card's graph is segmented into the right utterances; pulling the card
 // (stopping jackd) is survived and plugging it back resumes listening.
 func TestListenerJACK(t *testing.T) {
+	noLeaks(t)
 	jack := audiotest.StartJack(t)
 	x, truth := speech(t)
 

@@ -9,12 +9,24 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/spirit-app/spirit/voice/audio"
 	"github.com/spirit-app/spirit/voice/audio/audiotest"
 	"github.com/spirit-app/spirit/voice/listen"
 )
 
 func TestMain(m *testing.M) { audiotest.Main(m) }
+
+// noLeaks fails t if a goroutine started during it outlives it. It is
+// registered first, so it runs after every other cleanup (the listener's
+// stop included). A per-test check rather than goleak.VerifyTestMain:
+// audiotest.Main must run first (the binary is re-executed as the capture
+// helper and the JACK player) and takes the *testing.M itself.
+func noLeaks(t *testing.T) {
+	t.Helper()
+	t.Cleanup(func() { goleak.VerifyNone(t) })
+}
 
 // fakeTranscriber is the edge of these tests: it counts calls and records
 // how much audio each got, and "hears" the call number.
@@ -68,6 +80,7 @@ func wavFile(t *testing.T, x []float32) string {
 }
 
 func TestListenerTranscribesEachUtterance(t *testing.T) {
+	noLeaks(t)
 	x, truth := speech(t)
 	audiotest.AddNoise(x, -50, 5)
 	tr := &fakeTranscriber{}
@@ -120,6 +133,7 @@ func TestListenerTranscribesEachUtterance(t *testing.T) {
 // TestListenerNeverTranscribesSilence: a minute of silence, and a minute of
 // low room noise, cost no transcription at all.
 func TestListenerNeverTranscribesSilence(t *testing.T) {
+	noLeaks(t)
 	for _, db := range []float64{0, -55, -45} {
 		x := make([]float32, 60*audio.SampleRate)
 		if db < 0 {
@@ -168,6 +182,7 @@ func (s *gapSource) Read(_ context.Context, buf []float32) (int, error) {
 // TestListenerDropsHalfHeardSpeechAtGap: speech cut by a pause is not glued
 // to whatever follows, and a failing source ends Run with its error.
 func TestListenerDropsHalfHeardSpeechAtGap(t *testing.T) {
+	noLeaks(t)
 	x, truth := speech(t)
 	cut := int(audio.Samples((truth[1].Start + truth[1].End) / 2)) // mid phrase 2
 	tr := &fakeTranscriber{}
