@@ -8,8 +8,6 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/widget"
-
-	"github.com/spirit-app/spirit/platform"
 )
 
 // tipTitle names the tooltip's window.
@@ -107,22 +105,7 @@ func (g *gui) prepareTip() {
 		return
 	}
 	g.createTip()
-	w := g.hud.tip
-	w.Resize(fyne.NewSize(1, 1))
-	w.Show()
-	id := xid(w)
-	g.mu.Lock()
-	g.hud.xid = id
-	g.mu.Unlock()
-	if id != 0 {
-		if err := g.desk.SetFocusable(id, false); err != nil {
-			g.log.Debug("tooltip input hint", "err", err)
-		}
-	}
-	w.Hide()
-	if id != 0 {
-		g.rootChanged(platform.ActiveChanged) // hand the focus back if the WM gave it
-	}
+	g.prepareNoFocus(g.hud.tip, "tooltip", func(id uint32) { g.hud.xid = id })
 }
 
 // watchTipPointer hides the tooltip once the pointer has left the orb:

@@ -337,16 +337,24 @@ func (g *gui) prepareBubbleWindow() {
 		return
 	}
 	g.createBubbleWindow()
-	w := g.bubbleWin
+	g.prepareNoFocus(g.bubbleWin, "bubble", func(id uint32) { g.bubbleXID = id })
+}
+
+// prepareNoFocus maps w once, at 1×1, to learn its X window id and tell
+// the window manager it never takes the keyboard, then hides it again.
+// set keeps the id; it runs under g.mu, before the focus is handed back
+// (the focus watcher reads the id) in case the window manager gave it to
+// w meanwhile. what names w in the log.
+func (g *gui) prepareNoFocus(w fyne.Window, what string, set func(id uint32)) {
 	w.Resize(fyne.NewSize(1, 1))
 	w.Show()
 	id := xid(w)
 	g.mu.Lock()
-	g.bubbleXID = id
+	set(id)
 	g.mu.Unlock()
 	if id != 0 {
 		if err := g.desk.SetFocusable(id, false); err != nil {
-			g.log.Debug("bubble input hint", "err", err)
+			g.log.Debug(what+" input hint", "err", err)
 		}
 	}
 	w.Hide()
