@@ -100,28 +100,38 @@ func runAgents(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // also stops its run at once; otherwise it opens the database, only to read
 // it when readOnly (list and show work on a read-only data folder).
 func openAgents(ctx context.Context, dir string, readOnly bool) (agentSource, func(), error) {
+	c, st, err := runningOrStore(ctx, dir, readOnly)
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case c != nil:
+		return apiAgents{c}, func() {}, nil
+	}
+	return newStoreAgents(st), func() { st.Close() }, nil
+}
+
+// runningOrStore returns a client of the Spirit running on dir when one
+// answers, else dir's database, opened only to read when readOnly: what a
+// command changes then takes effect in the running Spirit at once, and
+// without one the database is the command's own. A stale api.json (from a
+// Spirit that did not shut down cleanly) answers nobody, so the database
+// is used.
+func runningOrStore(ctx context.Context, dir string, readOnly bool) (*api.Client, *store.Store, error) {
 	if info, err := api.ReadInfo(dir); err == nil {
 		c := api.NewClient(info)
 		hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 		_, err := c.Health(hctx)
 		cancel()
 		if err == nil {
-			return apiAgents{c}, func() {}, nil
+			return c, nil, nil
 		}
-		// A stale api.json from a Spirit that did not shut down cleanly:
-		// nobody answers, so the database is ours to read.
 	}
-	open := store.OpenDir
 	if readOnly {
-		open = func(ctx context.Context, dir string) (*store.Store, error) {
-			return store.OpenDirReadOnly(ctx, dir, store.ReadOnlyOptions{})
-		}
+		st, err := store.OpenDirReadOnly(ctx, dir, store.ReadOnlyOptions{})
+		return nil, st, err
 	}
-	st, err := open(ctx, dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	return newStoreAgents(st), func() { st.Close() }, nil
+	st, err := store.OpenDir(ctx, dir)
+	return nil, st, err
 }
 
 // apiAgents reads and cancels agents through the running Spirit.

@@ -149,25 +149,12 @@ func cronError(spec string, err error) error {
 // routine added or removed takes effect at once and a run is its own;
 // otherwise it opens the database, only to read it when readOnly.
 func openRoutines(ctx context.Context, dir string, readOnly bool) (routineSource, func(), error) {
-	if info, err := api.ReadInfo(dir); err == nil {
-		c := api.NewClient(info)
-		hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		_, err := c.Health(hctx)
-		cancel()
-		if err == nil {
-			return apiRoutines{c}, func() {}, nil
-		}
-		// A stale api.json: nobody answers, so the database is ours.
-	}
-	open := store.OpenDir
-	if readOnly {
-		open = func(ctx context.Context, dir string) (*store.Store, error) {
-			return store.OpenDirReadOnly(ctx, dir, store.ReadOnlyOptions{})
-		}
-	}
-	st, err := open(ctx, dir)
-	if err != nil {
+	c, st, err := runningOrStore(ctx, dir, readOnly)
+	switch {
+	case err != nil:
 		return nil, nil, err
+	case c != nil:
+		return apiRoutines{c}, func() {}, nil
 	}
 	return storeRoutines{st: st, dir: dir}, func() { st.Close() }, nil
 }

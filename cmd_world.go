@@ -249,19 +249,12 @@ func worldEvent(ctx context.Context, w worldWriter, source, id, text string, out
 // openWorld talks to the running Spirit when there is one; otherwise it
 // opens the database.
 func openWorld(ctx context.Context, dir string) (worldWriter, func(), error) {
-	if info, err := api.ReadInfo(dir); err == nil {
-		c := api.NewClient(info)
-		hctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		_, err := c.Health(hctx)
-		cancel()
-		if err == nil {
-			return apiWorld{c}, func() {}, nil
-		}
-		// A stale api.json: nobody answers, so the database is ours.
-	}
-	st, err := store.OpenDir(ctx, dir)
-	if err != nil {
+	c, st, err := runningOrStore(ctx, dir, false)
+	switch {
+	case err != nil:
 		return nil, nil, err
+	case c != nil:
+		return apiWorld{c}, func() {}, nil
 	}
 	return newStoreWorld(st), func() { st.Close() }, nil
 }
