@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/spirit-app/spirit/agents/calendar/caltools"
 	"github.com/spirit-app/spirit/agents/llm"
 	"github.com/spirit-app/spirit/agents/llm/scripted"
 	"github.com/spirit-app/spirit/agents/llm/setup"
@@ -16,6 +17,8 @@ import (
 	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/agents/task"
+	"github.com/spirit-app/spirit/app/api"
+	"github.com/spirit-app/spirit/app/events"
 	"github.com/spirit-app/spirit/platform/secrets"
 )
 
@@ -111,6 +114,90 @@ func TestDraftItHandsTheAgentTheThread(t *testing.T) {
 		}
 		if want := typed == ""; (tk.Context.Check == task.CheckDraft) != want {
 			t.Errorf("run %d: check %q", i, tk.Context.Check)
+		}
+	}
+}
+
+// TestFindAnHourReachesTheCalendarTools: "find me an hour with Marcy next
+// week", typed or spoken, starts a task agent that is offered the
+// calendar tools and reads the lawyer's free time through them, in the
+// working hours of the settings.
+func TestFindAnHourReachesTheCalendarTools(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	t.Setenv("XDG_RUNTIME_DIR", dir)
+	c, st := newTestCore(t, dir)
+	srv := scripted.New(t)
+	sec, err := secrets.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := setup.Save(ctx, st, sec, setup.Settings{Kind: setup.OpenAI, BaseURL: srv.URL() + "/v1", Roles: llm.Roles{Analyst: "m"}}, "sk-test"); err != nil {
+		t.Fatal(err)
+	}
+	shown := c.bus.(*events.Bus).Subscribe(events.NudgeShown, 64)
+	defer shown.Unsubscribe()
+	rctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() { c.tasks.Run(rctx); close(done) }()
+	defer func() { stop(); <-done }()
+
+	plan, _ := json.Marshal(map[string]any{"steps": []string{"Find a free hour next week", "Propose it"}})
+	slots, _ := json.Marshal(map[string]any{"duration_minutes": 60})
+	ask, _ := json.Marshal(map[string]any{"question": "Which of these suits Marcy?"})
+	for _, way := range []struct {
+		name string
+		say  func(string) (api.SayResult, error)
+		text string
+	}{
+		{"typed", func(s string) (api.SayResult, error) { return c.Say(ctx, s) }, "find me an hour with Marcy next week"},
+		{"spoken", func(s string) (api.SayResult, error) { return c.Heard(ctx, s, time.Now()) }, "Spirit, find me an hour with Marcy next week"},
+	} {
+		srv.Push(scripted.ToolCalls(llm.ToolCall{ID: "p", Name: "submit_plan", Input: plan}),
+			scripted.ToolCalls(llm.ToolCall{ID: "s", Name: caltools.FindFreeSlotsName, Input: slots}),
+			scripted.ToolCalls(llm.ToolCall{ID: "q", Name: "ask_user", Input: ask}))
+		before := len(srv.Requests())
+		res, err := way.say(way.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Intent != "task" || res.Agent == "" {
+			t.Fatalf("%s: %+v, want a task agent", way.name, res)
+		}
+		waitNudge(t, shown, nudge.KindQuestion)
+		reqs := srv.Requests()[before:]
+		if len(reqs) < 3 {
+			t.Fatalf("%s: %d model calls", way.name, len(reqs))
+		}
+		offered := map[string]bool{}
+		for _, tl := range reqs[1].Tools {
+			offered[tl.Name] = true
+		}
+		for _, name := range []string{caltools.ListUpcomingName, caltools.FindFreeSlotsName, caltools.CreateEventName} {
+			if !offered[name] {
+				t.Errorf("%s: %s not offered to the agent", way.name, name)
+			}
+		}
+		last := reqs[2].Messages[len(reqs[2].Messages)-1]
+		if len(last.ToolResults) != 1 || !strings.Contains(last.ToolResults[0].Content, `"working_hours":"mon-fri 08:00-19:00"`) {
+			t.Errorf("%s: find_free_slots answered %+v", way.name, last.ToolResults)
+		}
+	}
+}
+
+// waitNudge waits for the next nudge of kind on sub.
+func waitNudge(t *testing.T, sub *events.Subscription, kind string) store.Nudge {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case ev := <-sub.C():
+			if n := ev.Data.(store.Nudge); n.Kind == kind {
+				return n
+			}
+		case <-deadline:
+			t.Fatalf("no %s nudge within 20 s", kind)
 		}
 	}
 }

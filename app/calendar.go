@@ -7,12 +7,14 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/spirit-app/spirit/agents/calendar"
+	"github.com/spirit-app/spirit/agents/calendar/caltools"
 	"github.com/spirit-app/spirit/agents/glance"
 	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/agents/nudge"
@@ -20,6 +22,7 @@ import (
 	"github.com/spirit-app/spirit/agents/task"
 	"github.com/spirit-app/spirit/agents/work/pace"
 	"github.com/spirit-app/spirit/app/api"
+	"github.com/spirit-app/spirit/app/settings"
 )
 
 // Calendars (issue 15 §1–§2): the calendar part syncs every calendar
@@ -123,7 +126,7 @@ func (p *calendarPart) Errors() map[int64]error {
 // against what the calendars now say.
 func (p *calendarPart) sync(ctx context.Context) {
 	now := p.now()
-	_, errs, err := calendar.SyncAll(ctx, p.c.store, calendar.SyncOptions{HTTP: p.hc, Secrets: coreSecrets{p.c}, Now: now})
+	_, errs, err := calendar.SyncAll(ctx, p.c.store, calendar.SyncOptions{HTTP: p.hc, Secrets: coreSecrets{p.c.keys}, Now: now})
 	if err != nil {
 		if ctx.Err() == nil {
 			p.log.Warn("calendar: sync", "err", err)
@@ -139,15 +142,45 @@ func (p *calendarPart) sync(ctx context.Context) {
 	p.recheck(ctx, now)
 }
 
-// coreSecrets opens the keychain only when a CalDAV sync reads a password.
-type coreSecrets struct{ c *Core }
+// coreSecrets opens the keychain only when a CalDAV sync or write reads
+// a password.
+type coreSecrets struct{ keys *providers }
 
 func (s coreSecrets) Get(ctx context.Context, key string) (string, error) {
-	sec, err := s.c.keys.secrets()
+	sec, err := s.keys.secrets()
 	if err != nil {
 		return "", fmt.Errorf("keychain: %w", err)
 	}
 	return sec.Get(ctx, key)
+}
+
+// calendarEventsDir is where calendar_create_event saves an event as an
+// .ics file when no calendar Spirit can write to is set up: in the data
+// folder, named so the lawyer recognises it.
+func calendarEventsDir(dataDir string) string { return filepath.Join(dataDir, "Calendar events") }
+
+// calendarReader is what the calendar tools read (issue 15 §3): the
+// stored calendars, the lawyer from the mail accounts, their clock, and
+// their working hours, the work runner's active hours.
+func calendarReader(st *store.Store, ix *index.Index, now func() time.Time) caltools.Calendars {
+	return caltools.Calendars{Store: st, Now: now,
+		Me: func(ctx context.Context) (calendar.Me, error) { return lawyer(ctx, ix) },
+		Hours: func(ctx context.Context) (caltools.Hours, error) {
+			s, err := settings.Load(ctx, st)
+			if err != nil && !errors.Is(err, settings.ErrInvalid) {
+				return caltools.Hours{}, err
+			}
+			return caltools.Hours{ActiveHours: activeHours(s.WorkActiveHours), Text: s.WorkActiveHours.String()}, nil
+		}}
+}
+
+// calendarTools are the task agents' calendar tools: the two that read,
+// and calendar_create_event, which writes only when approved.
+func calendarTools(st *store.Store, ix *index.Index, keys *providers, dataDir string, now func() time.Time) ([]task.Tool, []task.Write) {
+	cals := calendarReader(st, ix, now)
+	return []task.Tool{caltools.ListUpcoming{Calendars: cals}, caltools.FindFreeSlots{Calendars: cals}},
+		[]task.Write{caltools.CreateEvent{Calendars: cals, HTTP: &http.Client{Timeout: calendarHTTPWait},
+			Secrets: coreSecrets{keys}, Dir: calendarEventsDir(dataDir)}}
 }
 
 // me is the lawyer as the mail accounts say: every address, and the first

@@ -89,12 +89,15 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 	ix := index.New(st)
 	rem := reminders.New(st, ann, reminders.Options{Logger: log})
 	mailSync := newMailSyncer(ix, keys, bus, wl.record, log)
+	calTools, calWrites := calendarTools(st, ix, keys, cfg.DataDir, now)
 	tasks := task.NewRunner(task.Options{
 		Store:     st,
 		Index:     ix,
 		Provider:  keys.agent,
 		Drafts:    drafter{ix: ix, keys: keys, mail: mailSync, log: log},
 		Reminders: rem,
+		Tools:     calTools,
+		Writes:    calWrites,
 		Listener:  ann,
 		Now:       now,
 		Log:       log.With("part", partAgents),

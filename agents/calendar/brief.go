@@ -58,15 +58,32 @@ func Skip(occ Occurrence, me Me) string {
 	case occ.Transparent:
 		return SkipFree
 	}
-	for _, a := range occ.Attendees {
-		if me.Is(a.Email) && a.PartStat == PartStatDeclined {
-			return SkipDeclined
-		}
+	if Declined(occ, me) {
+		return SkipDeclined
 	}
 	if len(Others(occ, me)) == 0 {
 		return SkipAlone
 	}
 	return ""
+}
+
+// Declined reports whether the lawyer, as one of occ's attendees,
+// declined it.
+func Declined(occ Occurrence, me Me) bool {
+	for _, a := range occ.Attendees {
+		if me.Is(a.Email) && a.PartStat == PartStatDeclined {
+			return true
+		}
+	}
+	return false
+}
+
+// Busy reports whether occ takes the lawyer's time: it is not marked
+// free (TRANSP:TRANSPARENT), not cancelled and not declined by them. An
+// all-day event that is not marked free is busy all day, as calendar
+// apps show it.
+func Busy(occ Occurrence, me Me) bool {
+	return !occ.Transparent && occ.Status != StatusCancelled && !Declined(occ, me)
 }
 
 // Others is the occurrence's people who are not the lawyer.

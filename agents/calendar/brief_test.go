@@ -164,3 +164,29 @@ func TestRecheckAndNextWindow(t *testing.T) {
 		t.Error("NextWindow found a window for a free event only")
 	}
 }
+
+func TestBusy(t *testing.T) {
+	me := Me{Addresses: []string{"nadia@firm.com"}}
+	marcy := Person{Email: "marcy@howardlaw.com", PartStat: PartStatAccepted}
+	mine := func(ps string) []Person { return []Person{marcy, {Email: "nadia@firm.com", PartStat: ps}} }
+	for _, tc := range []struct {
+		name string
+		occ  Occurrence
+		want bool
+	}{
+		{"an ordinary meeting", Occurrence{Attendees: mine(PartStatAccepted)}, true},
+		{"not yet answered", Occurrence{Attendees: mine(PartStatNeedsAction)}, true},
+		{"tentative", Occurrence{Status: StatusTentative, Attendees: mine(PartStatTentative)}, true},
+		{"marked free", Occurrence{Transparent: true}, false},
+		{"cancelled", Occurrence{Status: StatusCancelled}, false},
+		{"declined by the lawyer", Occurrence{Attendees: mine(PartStatDeclined)}, false},
+		{"declined by someone else", Occurrence{Attendees: []Person{{Email: "marcy@howardlaw.com", PartStat: PartStatDeclined}}}, true},
+		{"all day, not free", Occurrence{AllDay: true}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Busy(tc.occ, me); got != tc.want {
+				t.Errorf("Busy = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}

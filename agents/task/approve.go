@@ -184,7 +184,8 @@ func (r *Runner) pause(ctx context.Context, t *Task, c llm.ToolCall, done []llm.
 		n        store.Nudge
 		approval int64
 		logLine  string
-		act      draftAction
+		tool     string // the write an approval is for
+		args     string // its canonical action
 	)
 	switch c.Name {
 	case toolAskUser:
@@ -217,14 +218,27 @@ func (r *Runner) pause(ctx context.Context, t *Task, c llm.ToolCall, done []llm.
 		if err := json.Unmarshal(c.Input, &a); err != nil {
 			return errResult(c, "bad request_approval input: "+err.Error()), false, nil
 		}
-		if a.Action != toolCreateDraft {
-			return errResult(c, fmt.Sprintf("%q cannot be approved: the only action that needs approval is create_draft", a.Action)), false, nil
+		tool = a.Action
+		if w, ok := r.write(a.Action); ok {
+			act, err := w.Resolve(ctx, a.Args)
+			if err != nil {
+				return errResult(c, err.Error()), false, nil
+			}
+			act.Approval.Tool = w.Name()
+			detail, _ := nudge.Detail(act.Approval)
+			n = store.Nudge{Kind: nudge.KindApproval, Message: act.Message, ActionPrompt: t.Prompt, Subject: nudge.TaskSubject(t.Session), Detail: detail}
+			args, logLine = act.Canonical, "approval requested: "+act.Log
+			break
 		}
-		var err error
-		if act, err = r.resolveDraft(ctx, a.Args); err != nil {
+		if a.Action != toolCreateDraft {
+			return errResult(c, fmt.Sprintf("%q cannot be approved: the actions that need approval are %s", a.Action, strings.Join(r.writeNames(), ", "))), false, nil
+		}
+		act, err := r.resolveDraft(ctx, a.Args)
+		if err != nil {
 			return errResult(c, err.Error()), false, nil
 		}
 		n = approvalNudge(t, act)
+		args = act.canonical()
 		logLine = fmt.Sprintf("approval requested: create_draft to %s, subject %q, %d characters", strings.Join(act.To, ", "), act.Subject, len([]rune(act.Body)))
 	}
 	err := r.transition(ctx, t.Session, []Phase{PhaseRunning}, func(tx *sql.Tx, cur *Task) error {
@@ -234,7 +248,7 @@ func (r *Runner) pause(ctx context.Context, t *Task, c llm.ToolCall, done []llm.
 		}
 		if c.Name == toolRequestApproval {
 			res, err := tx.ExecContext(ctx, `INSERT INTO approvals (session, tool, args, nudge, state, created) VALUES (?, ?, ?, ?, 'pending', ?)`,
-				t.Session, toolCreateDraft, act.canonical(), n.ID, r.opt.Now().UnixMilli())
+				t.Session, tool, args, n.ID, r.opt.Now().UnixMilli())
 			if err != nil {
 				return err
 			}
@@ -275,8 +289,8 @@ func approvalNudge(t *Task, act draftAction) store.Nudge {
 // and tells the agent.
 func (r *Runner) answerApproval(ctx context.Context, tx *sql.Tx, t *Task, choice, text string) error {
 	id := t.State.Approval
-	var args string
-	if err := tx.QueryRowContext(ctx, `SELECT args FROM approvals WHERE id = ? AND session = ? AND state = 'pending'`, id, t.Session).Scan(&args); err != nil {
+	var tool, args string
+	if err := tx.QueryRowContext(ctx, `SELECT tool, args FROM approvals WHERE id = ? AND session = ? AND state = 'pending'`, id, t.Session).Scan(&tool, &args); err != nil {
 		return fmt.Errorf("approval %d: %w", id, err)
 	}
 	now := r.opt.Now().UnixMilli()
@@ -291,9 +305,9 @@ func (r *Runner) answerApproval(ctx context.Context, tx *sql.Tx, t *Task, choice
 			return err
 		}
 		t.State.Declined = false
-		result = "Approved. Now call create_draft with exactly these arguments: " + approvedArgs(args)
+		result = "Approved. Now call " + tool + " with exactly these arguments: " + approvedArgs(tool, args)
 		line = "approved by the lawyer"
-	case choice == nudge.Edit && text != "":
+	case choice == nudge.Edit && text != "" && tool == toolCreateDraft:
 		var act draftAction
 		if err := json.Unmarshal([]byte(args), &act); err != nil {
 			return fmt.Errorf("approval %d: %w", id, err)
@@ -303,7 +317,7 @@ func (r *Runner) answerApproval(ctx context.Context, tx *sql.Tx, t *Task, choice
 			return err
 		}
 		t.State.Declined = false
-		result = "Approved with the lawyer's edits to the body. Now call create_draft with exactly these arguments: " + approvedArgs(act.canonical())
+		result = "Approved with the lawyer's edits to the body. Now call create_draft with exactly these arguments: " + approvedArgs(tool, act.canonical())
 		line = "approved by the lawyer with an edited body"
 	case choice == nudge.Accept || choice == nudge.Edit:
 		// Typed words are a change request, not a yes.
@@ -326,8 +340,12 @@ func (r *Runner) answerApproval(ctx context.Context, tx *sql.Tx, t *Task, choice
 	return r.resume(t, result)
 }
 
-// approvedArgs renders an approved action as create_draft arguments.
-func approvedArgs(canonical string) string {
+// approvedArgs renders an approved action as the tool's arguments: a
+// write's canonical action is its own input already.
+func approvedArgs(tool, canonical string) string {
+	if tool != toolCreateDraft {
+		return canonical
+	}
 	var act draftAction
 	if err := json.Unmarshal([]byte(canonical), &act); err != nil {
 		return canonical
@@ -351,35 +369,20 @@ func (r *Runner) createDraft(ctx context.Context, t *Task, raw json.RawMessage) 
 	if err != nil {
 		return "", err
 	}
-	var id int64
-	err = r.opt.Store.Tx(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `SELECT id FROM approvals WHERE session = ? AND tool = ? AND args = ? AND state = 'approved' ORDER BY id LIMIT 1`,
-			t.Session, toolCreateDraft, act.canonical()).Scan(&id)
-		if errors.Is(err, sql.ErrNoRows) {
-			return errRefused
-		}
-		if err != nil {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE approvals SET state = 'used' WHERE id = ?`, id)
-		return err
-	})
+	id, err := r.useApproval(ctx, t, toolCreateDraft, act.canonical())
 	if errors.Is(err, errRefused) {
 		return "", fmt.Errorf("%w: create_draft changes the mailbox and needs the lawyer's approval for exactly this draft; call request_approval first", errRefused)
 	}
 	if err != nil {
-		return "", fmt.Errorf("could not check approval: %w", err)
+		return "", err
 	}
 	if r.opt.Drafts == nil {
+		r.giveBack(ctx, id)
 		return "", errors.New("saving drafts is not available")
 	}
 	ref, err := r.opt.Drafts.CreateDraft(ctx, act.AccountID, act.draft)
 	if err != nil {
-		// Nothing was saved: give the approval back so a retry can use it.
-		_ = r.opt.Store.Tx(context.WithoutCancel(ctx), func(tx *sql.Tx) error {
-			_, err := tx.ExecContext(ctx, `UPDATE approvals SET state = 'approved' WHERE id = ? AND state = 'used'`, id)
-			return err
-		})
+		r.giveBack(ctx, id)
 		return "", fmt.Errorf("the mail server did not save it: %w", err)
 	}
 	t.State.Drafts = append(t.State.Drafts, SavedDraft{AccountID: act.AccountID, RemoteID: ref.RemoteID, MessageID: ref.MessageID,
@@ -389,6 +392,73 @@ func (r *Runner) createDraft(ctx context.Context, t *Task, raw json.RawMessage) 
 		where = "Drafts"
 	}
 	return fmt.Sprintf("draft saved in %s (not sent)", where), nil
+}
+
+// runWrite runs one of Options.Writes, but only against an approved,
+// unused approval for exactly the action its arguments resolve to.
+func (r *Runner) runWrite(ctx context.Context, t *Task, w Write, raw json.RawMessage) (string, error) {
+	act, err := w.Resolve(ctx, raw)
+	if err != nil {
+		return "", err
+	}
+	id, err := r.useApproval(ctx, t, w.Name(), act.Canonical)
+	if errors.Is(err, errRefused) {
+		return "", fmt.Errorf("%w: %s changes something outside Spirit and needs the lawyer's approval for exactly these arguments; call request_approval first", errRefused, w.Name())
+	}
+	if err != nil {
+		return "", err
+	}
+	out, err := w.Do(ctx, act.Canonical)
+	if err != nil {
+		r.giveBack(ctx, id)
+		return "", err
+	}
+	return out, nil
+}
+
+// useApproval finds an approved, unused approval of this session for
+// exactly tool and its canonical action and uses it up in the same
+// transaction, so one approval does one write. errRefused when none.
+func (r *Runner) useApproval(ctx context.Context, t *Task, tool, canonical string) (int64, error) {
+	var id int64
+	err := r.opt.Store.Tx(ctx, func(tx *sql.Tx) error {
+		err := tx.QueryRowContext(ctx, `SELECT id FROM approvals WHERE session = ? AND tool = ? AND args = ? AND state = 'approved' ORDER BY id LIMIT 1`,
+			t.Session, tool, canonical).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return errRefused
+		}
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE approvals SET state = 'used' WHERE id = ?`, id)
+		return err
+	})
+	if err != nil && !errors.Is(err, errRefused) {
+		return 0, fmt.Errorf("could not check approval: %w", err)
+	}
+	return id, err
+}
+
+// giveBack returns a used approval whose write did not happen, so that a
+// retry can use it.
+func (r *Runner) giveBack(ctx context.Context, id int64) {
+	ctx = context.WithoutCancel(ctx)
+	err := r.opt.Store.Tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE approvals SET state = 'approved' WHERE id = ? AND state = 'used'`, id)
+		return err
+	})
+	if err != nil {
+		r.opt.Log.Warn("agents: approval not given back", "approval", id, "err", err)
+	}
+}
+
+// writeNames names every write tool.
+func (r *Runner) writeNames() []string {
+	out := []string{toolCreateDraft}
+	for _, w := range r.opt.Writes {
+		out = append(out, w.Name())
+	}
+	return out
 }
 
 // denyPendingTx withdraws the pending approvals of a session.

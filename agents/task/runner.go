@@ -76,8 +76,13 @@ type Options struct {
 	Provider  func(ctx context.Context) (llm.Provider, string, error)
 	Drafts    Drafter
 	Reminders Reminders
-	Listener  Listener
-	Budget    Budget
+	// Tools are more read-only tools for the agents (the calendar's).
+	Tools []Tool
+	// Writes are more write tools (calendar_create_event): each runs
+	// only against the lawyer's approval of exactly its action.
+	Writes   []Write
+	Listener Listener
+	Budget   Budget
 	// Concurrency is how many agents run at once; 0 means 2.
 	Concurrency int
 	Now         func() time.Time

@@ -31,11 +31,44 @@ const (
 	toolPlan            = "submit_plan"
 )
 
-// writeTools need the lawyer's approval, checked in code.
-var writeTools = map[string]bool{toolCreateDraft: true}
+// Tool is a read-only tool the agents may call besides the built-in ones:
+// its name, its definition and its handler together (as mailtools'
+// and caltools' tools are).
+type Tool interface {
+	Name() string
+	Tool() llm.Tool
+	Run(ctx context.Context, raw json.RawMessage) (string, error)
+}
 
-// IsWriteTool reports whether name changes something outside Spirit.
-func IsWriteTool(name string) bool { return writeTools[name] }
+// Write is a tool that changes something outside Spirit. The runner runs
+// it only against an approved, unused approval for exactly the action
+// Resolve makes of its arguments, and uses the approval up.
+type Write interface {
+	Name() string
+	Tool() llm.Tool
+	// Resolve checks the model's arguments and makes them the exact
+	// action, the same for the same action however it was asked for.
+	Resolve(ctx context.Context, raw json.RawMessage) (Action, error)
+	// Do carries out an approved action (its Canonical) and says what
+	// it did, for the model and the lawyer.
+	Do(ctx context.Context, canonical string) (string, error)
+}
+
+// Action is a write's arguments resolved.
+type Action struct {
+	// Canonical is what an approval is for: JSON of the resolved
+	// arguments, which the tool accepts as its own input.
+	Canonical string
+	// Message and Approval are what the lawyer is asked and shown.
+	Message  string
+	Approval nudge.Approval
+	// Log is the world log's line for the request.
+	Log string
+}
+
+// IsWriteTool reports whether name is the built-in write, create_draft;
+// Options.Writes are the others.
+func IsWriteTool(name string) bool { return name == toolCreateDraft }
 
 const (
 	maxLogRunes = 240 // per tool input/output in the world log
@@ -44,7 +77,41 @@ const (
 
 func schema(s string) json.RawMessage { return json.RawMessage(s) }
 
-func agentTools() []llm.Tool {
+// tools are the tools offered to the agents: the built-in ones, then
+// Options.Tools and Options.Writes. request_approval names every write.
+func (r *Runner) tools() []llm.Tool {
+	out := agentTools(r.writeNames())
+	for _, t := range r.opt.Tools {
+		out = append(out, t.Tool())
+	}
+	for _, w := range r.opt.Writes {
+		out = append(out, w.Tool())
+	}
+	return out
+}
+
+// extraTool finds one of Options.Tools by name.
+func (r *Runner) extraTool(name string) (Tool, bool) {
+	for _, t := range r.opt.Tools {
+		if t.Name() == name {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// write finds one of Options.Writes by name.
+func (r *Runner) write(name string) (Write, bool) {
+	for _, w := range r.opt.Writes {
+		if w.Name() == name {
+			return w, true
+		}
+	}
+	return nil, false
+}
+
+func agentTools(writes []string) []llm.Tool {
+	enum, _ := json.Marshal(writes)
 	draftProps := `"conversation_id":{"type":"string","description":"conversation_id of the thread to reply to (from search_email); omit for a new email"},` +
 		`"to":{"type":"array","items":{"type":"string"},"description":"recipients as \"Name <address>\"; for a reply, defaults to the sender of the message answered"},` +
 		`"cc":{"type":"array","items":{"type":"string"}},` +
@@ -65,9 +132,9 @@ func agentTools() []llm.Tool {
 		{Name: toolAskUser, Description: "Ask the lawyer a question you cannot answer from their mail; you pause until they answer.", Schema: schema(`{"type":"object","properties":{` +
 			`"question":{"type":"string","maxLength":200},` +
 			`"options":{"type":"array","items":{"type":"string"},"maxItems":4,"description":"short likely answers; the lawyer may also type their own"}},"required":["question"]}`)},
-		{Name: toolRequestApproval, Description: "Ask the lawyer to approve an action that changes something (create_draft). They see it in full; you pause until they decide.", Schema: schema(`{"type":"object","properties":{` +
-			`"action":{"type":"string","enum":["create_draft"]},` +
-			`"args":{"type":"object","description":"exactly the arguments you will pass to the action","properties":{` + draftProps + `},"required":["body"]},` +
+		{Name: toolRequestApproval, Description: "Ask the lawyer to approve an action that changes something (" + strings.Join(writes, ", ") + "). They see it in full; you pause until they decide.", Schema: schema(`{"type":"object","properties":{` +
+			`"action":{"type":"string","enum":` + string(enum) + `},` +
+			`"args":{"type":"object","description":"exactly the arguments you will pass to the action, as its own schema has them"},` +
 			`"reason":{"type":"string","description":"one line on why"}},"required":["action","args"]}`)},
 		{Name: toolStepDone, Description: "Mark the current plan step done.", Schema: schema(`{"type":"object","properties":{` +
 			`"note":{"type":"string","description":"what the step found or did, one line"}},"required":["note"]}`)},
@@ -186,6 +253,12 @@ func (r *Runner) tool(ctx context.Context, t *Task, c llm.ToolCall) (string, err
 		return "All steps are done: call finish_task.", nil
 	case toolPlan:
 		return "", errors.New("the plan is already set; carry it out")
+	}
+	if x, ok := r.extraTool(c.Name); ok {
+		return x.Run(ctx, c.Input)
+	}
+	if w, ok := r.write(c.Name); ok {
+		return r.runWrite(ctx, t, w, c.Input)
 	}
 	return "", fmt.Errorf("unknown tool %q", c.Name)
 }
