@@ -14,6 +14,7 @@ import (
 
 	"github.com/spirit-app/spirit/agents/calendar"
 	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/app/api"
 	"github.com/spirit-app/spirit/platform"
 	"github.com/spirit-app/spirit/platform/secrets"
 )
@@ -268,6 +269,9 @@ func calendarAdd(ctx context.Context, env *calendarEnv, arg, name string, useCal
 			continue
 		}
 		fmt.Fprintf(stdout, "Added %s (calendar %d): %d events.\n", calendarName(c), c.ID, res.Events)
+	}
+	if syncRunning(ctx, env.dir, (*api.Client).SyncCalendars) {
+		fmt.Fprintln(stdout, "The running Spirit is syncing it now.")
 	}
 	if failed > 0 {
 		return errProblems

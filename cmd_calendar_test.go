@@ -191,3 +191,44 @@ func TestCalendarCommandsCalDAV(t *testing.T) {
 		t.Fatalf("upcoming after remove still lists the removed calendar's event:\n%s", out)
 	}
 }
+
+// TestCalendarAddSyncsTheRunningSpirit: a calendar added from the command
+// line beside a running Spirit is read by it at once, not at its next
+// five-minute round: the subscription is fetched once by the command and
+// once more by the running Spirit, which then has no failure to report.
+func TestCalendarAddSyncsTheRunningSpirit(t *testing.T) {
+	dir := t.TempDir()
+	body := icsAround(time.Now())
+	fetched := make(chan string, 8)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fetched <- r.Header.Get("If-None-Match")
+		w.Header().Set("ETag", `"1"`)
+		w.Write([]byte(body))
+	}))
+	defer srv.Close()
+	runningSpirit(t, dir)
+
+	out, err := runCal(t, dir, "add", srv.URL+"/firm.ics", "--name", "Firm")
+	if err != nil || !strings.Contains(out, "Added Firm (calendar 1): 2 events.") || !strings.Contains(out, "The running Spirit is syncing it now.") {
+		t.Fatalf("add: %v\n%s", err, out)
+	}
+	if first := <-fetched; first != "" {
+		t.Errorf("the command's own fetch sent If-None-Match %q", first)
+	}
+	select {
+	case second := <-fetched:
+		// The running Spirit read the calendar's stored validator.
+		if second != `"1"` {
+			t.Errorf("the running Spirit's fetch sent If-None-Match %q, want the stored ETag", second)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the running Spirit did not fetch the new calendar within 30 s")
+	}
+
+	// Without a running Spirit, add says nothing of one.
+	other := t.TempDir()
+	out, err = runCal(t, other, "add", srv.URL+"/firm.ics")
+	if err != nil || strings.Contains(out, "running Spirit") {
+		t.Errorf("add without a running Spirit: %v\n%s", err, out)
+	}
+}

@@ -407,7 +407,7 @@ func mailAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if acct, err = accounts.Add(ctx, env.ix, lazySecrets{env}, acct, cr); err != nil {
 		return err
 	}
-	if syncRunning(ctx, env.dir) {
+	if syncRunning(ctx, env.dir, (*api.Client).SyncMail) {
 		fmt.Fprintf(stdout, "Added %s (account %d); the running Spirit is syncing it now.\n", acct.Name, acct.ID)
 		return nil
 	}
@@ -415,17 +415,18 @@ func mailAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return nil
 }
 
-// syncRunning asks the Spirit running on dir, if any, to sync mail now,
-// so an account added here need not wait for its next round. No Spirit
-// (or a stale api.json) is no error: the next start syncs it.
-func syncRunning(ctx context.Context, dir string) bool {
+// syncRunning asks the Spirit running on dir, if any, to sync now
+// through sync ((*api.Client).SyncMail or SyncCalendars), so what was
+// added here need not wait for its next round. No Spirit (or a stale
+// api.json) is no error: the next start syncs it.
+func syncRunning(ctx context.Context, dir string, sync func(*api.Client, context.Context) error) bool {
 	info, err := api.ReadInfo(dir)
 	if err != nil {
 		return false
 	}
 	sctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	return api.NewClient(info).SyncMail(sctx) == nil
+	return sync(api.NewClient(info), sctx) == nil
 }
 
 // addressFlag collects --address, given once or more.

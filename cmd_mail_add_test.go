@@ -188,11 +188,10 @@ func (headless) Run(ctx context.Context) error        { <-ctx.Done(); return nil
 func (headless) Events(ctx context.Context) error     { <-ctx.Done(); return nil }
 func (headless) Subsystems() map[string]api.Subsystem { return nil }
 
-// TestMailAddSyncsTheRunningSpirit: an account added from the command line
-// beside a running Spirit is synced at once, not at the next five-minute
-// round.
-func TestMailAddSyncsTheRunningSpirit(t *testing.T) {
-	dir := t.TempDir()
+// runningSpirit runs Spirit on dir, headless, until the test ends, and
+// returns once its local API answers.
+func runningSpirit(t *testing.T, dir string) {
+	t.Helper()
 	noKeychain(t, dir)
 	t.Setenv("DISPLAY", "") // no watcher on the tester's screen
 	runCtx, stop := context.WithCancel(context.Background())
@@ -223,7 +222,7 @@ func TestMailAddSyncsTheRunningSpirit(t *testing.T) {
 		info, err := api.ReadInfo(dir)
 		if err == nil {
 			if _, err = api.NewClient(info).Health(t.Context()); err == nil {
-				break
+				return
 			}
 		}
 		if time.Now().After(deadline) {
@@ -231,6 +230,14 @@ func TestMailAddSyncsTheRunningSpirit(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// TestMailAddSyncsTheRunningSpirit: an account added from the command line
+// beside a running Spirit is synced at once, not at the next five-minute
+// round.
+func TestMailAddSyncsTheRunningSpirit(t *testing.T) {
+	dir := t.TempDir()
+	runningSpirit(t, dir)
 
 	code, out, errOut := spirit("mail", "add", "maildir", testMaildir(t), "--address", "dana@example.com", "--data-dir", dir)
 	if code != 0 || !strings.Contains(out, "the running Spirit is syncing it now") {

@@ -115,6 +115,20 @@ func (p *calendarPart) SyncNow() {
 	}
 }
 
+// errNoCalendars answers a sync asked of a core built without its
+// calendar part.
+var errNoCalendars = errors.New("calendars are not running")
+
+// SyncCalendars implements api.CalendarBackend: `spirit calendar add`
+// beside the running Spirit has it sync at once.
+func (c *Core) SyncCalendars(context.Context) error {
+	if c.calendar == nil {
+		return errNoCalendars
+	}
+	c.calendar.SyncNow()
+	return nil
+}
+
 // Errors is the last sync's failures by calendar id, for /health.
 func (p *calendarPart) Errors() map[int64]error {
 	p.mu.Lock()
@@ -542,8 +556,17 @@ func (c *Core) calendarHealth(ctx context.Context, counters map[string]int64) ap
 		return api.Subsystem{State: "error", Detail: err.Error()}
 	}
 	counters["calendars"] = int64(len(cals))
+	state, detail := calendarsState(cals, time.Local)
+	return api.Subsystem{State: state, Detail: detail}
+}
+
+// calendarsState sums the calendars up for /health and `spirit doctor`:
+// "none" with what to do, "error" naming each calendar whose last sync
+// failed and why, or "ok" with how many and when they last synced (read
+// in loc).
+func calendarsState(cals []store.Calendar, loc *time.Location) (state, detail string) {
 	if len(cals) == 0 {
-		return api.Subsystem{State: "none", Detail: "no calendars (spirit calendar add, or Settings)"}
+		return "none", "no calendars (spirit calendar add, or Settings)"
 	}
 	var failed []string
 	var last time.Time
@@ -556,10 +579,10 @@ func (c *Core) calendarHealth(ctx context.Context, counters map[string]int64) ap
 		}
 	}
 	if len(failed) > 0 {
-		return api.Subsystem{State: "error", Detail: strings.Join(failed, "; ")}
+		return "error", strings.Join(failed, "; ")
 	}
 	if last.IsZero() {
-		return api.Subsystem{State: "ok", Detail: fmt.Sprintf("%d calendars, not yet synced", len(cals))}
+		return "ok", fmt.Sprintf("%d calendars, not yet synced", len(cals))
 	}
-	return api.Subsystem{State: "ok", Detail: fmt.Sprintf("%d calendars, synced %s", len(cals), last.Local().Format("Jan 2 15:04"))}
+	return "ok", fmt.Sprintf("%d calendars, synced %s", len(cals), last.In(loc).Format("Jan 2 15:04"))
 }

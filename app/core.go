@@ -101,10 +101,12 @@ type Core struct {
 	answers *nudge.Responders
 	work    *workPart   // set by build before anything runs; nil in a core built without it
 	digest  *digestPart // likewise: the analysis loop
-	version string
-	started time.Time
-	now     func() time.Time
-	log     *slog.Logger
+	// calendar is the calendar part, likewise.
+	calendar *calendarPart
+	version  string
+	started  time.Time
+	now      func() time.Time
+	log      *slog.Logger
 
 	mu     sync.Mutex
 	status Status // the toggles; the parts' states are read from them

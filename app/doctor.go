@@ -48,6 +48,7 @@ func Doctor(ctx context.Context, dataDir string, w io.Writer) bool {
 		checkProvider(ctx, st, stErr, dataDir),
 		checkKeychain(ctx, dataDir),
 		checkDatabase(ctx, dataDir),
+		checkCalendars(ctx, st, stErr),
 	}
 	fmt.Fprintf(w, "Spirit doctor (data directory %s)\n\n", dataDir)
 	all := true
@@ -67,6 +68,30 @@ func Doctor(ctx context.Context, dataDir string, w io.Writer) bool {
 		fmt.Fprintln(w, "\nSpirit runs with what is available; fix the problems above for the rest.")
 	}
 	return all
+}
+
+// checkCalendars reports the calendars: how many, their last sync, and
+// which failed and why. No calendar is no problem: Spirit runs without.
+func checkCalendars(ctx context.Context, st *store.Store, stErr error) check {
+	if stErr != nil {
+		return check{name: "calendars", ok: true, detail: "not checked: the database cannot be read (see below)"}
+	}
+	cals, err := st.Calendars(ctx)
+	if err != nil {
+		// A database from before calendars has none.
+		return check{name: "calendars", ok: true, detail: "none"}
+	}
+	return calendarsCheck(cals, time.Local)
+}
+
+// calendarsCheck is the doctor's calendars line for cals.
+func calendarsCheck(cals []store.Calendar, loc *time.Location) check {
+	state, detail := calendarsState(cals, loc)
+	c := check{name: "calendars", ok: state != "error", detail: detail}
+	if !c.ok {
+		c.fix = "`spirit calendar list` shows each calendar's error; fix the file, address or password, then `spirit calendar sync ID` (or remove it and add it again)"
+	}
+	return c
 }
 
 func checkDisplay() check {

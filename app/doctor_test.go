@@ -389,3 +389,61 @@ func TestDoctorLeavesTheDatabaseAlone(t *testing.T) {
 		}
 	}
 }
+
+// TestDoctorCalendars: the doctor's calendars line, read from a real
+// database: none is fine, a sync time is given, and a failed calendar is
+// a problem named with its error and what to do.
+func TestDoctorCalendars(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		add        []string // calendars to add
+		synced     bool     // each synced once
+		failing    string   // one whose last sync failed
+		wantOK     bool
+		wantDetail string
+		wantFix    string
+	}{
+		{name: "none", wantOK: true, wantDetail: "no calendars"},
+		{name: "never synced", add: []string{"Work"}, wantOK: true, wantDetail: "1 calendars, not yet synced"},
+		{name: "synced", add: []string{"Work", "Court dates"}, synced: true, wantOK: true, wantDetail: "2 calendars, synced "},
+		{name: "one failed", add: []string{"Work", "Court dates"}, synced: true, failing: "Court dates",
+			wantDetail: "Court dates: 401 Unauthorized", wantFix: "spirit calendar sync ID"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			st, err := store.OpenDir(t.Context(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range tc.add {
+				c, err := st.AddCalendar(t.Context(), store.Calendar{Kind: store.CalendarFile, Source: "/cal/" + name + ".ics", Name: name})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tc.synced {
+					if err := st.MarkCalendarSynced(t.Context(), c.ID, store.CalendarSync{}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if name == tc.failing {
+					if err := st.SetCalendarError(t.Context(), c.ID, "401 Unauthorized"); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			st.Close()
+			ro, err := store.OpenDirReadOnly(t.Context(), dir, store.ReadOnlyOptions{AnySchema: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ro.Close()
+			got := checkCalendars(t.Context(), ro, nil)
+			if got.ok != tc.wantOK || !strings.Contains(got.detail, tc.wantDetail) {
+				t.Errorf("calendars check %+v, want ok %v with %q", got, tc.wantOK, tc.wantDetail)
+			}
+			if (tc.wantFix == "") != (got.fix == "") || !strings.Contains(got.fix, tc.wantFix) {
+				t.Errorf("fix %q, want one with %q", got.fix, tc.wantFix)
+			}
+		})
+	}
+}

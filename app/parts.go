@@ -149,6 +149,7 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 	c.work = wk
 	dg := newDigest(ctx, bus, st, keys, now, log.With("part", partDigest))
 	c.digest = dg
+	c.calendar = newCalendar(c, ix, log.With("part", partCalendar))
 
 	switches := bus.Subscribe(events.AppSwitched, switchBuffer)
 	utterances := bus.Subscribe(events.UtteranceHeard, utteranceBuffer)
@@ -194,7 +195,7 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 	sup.Add(partGlance, gl)
 	sup.Add(partWork, wk)
 	sup.Add(partDigest, dg)
-	sup.Add(partCalendar, newCalendar(c, ix, log.With("part", partCalendar)))
+	sup.Add(partCalendar, c.calendar)
 	sup.Add(partCommands, supervisor.Func(func(ctx context.Context) error {
 		return c.runCommands(ctx, utterances.C())
 	}))

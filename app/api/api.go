@@ -68,6 +68,7 @@ type Backend interface {
 	Show(ctx context.Context) error
 	AgentBackend
 	MailBackend
+	CalendarBackend
 	DigestBackend
 	WorldBackend
 }

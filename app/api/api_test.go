@@ -42,6 +42,7 @@ type fakeBackend struct {
 	respondArgs [3]string // id, action, text
 	shows       int
 	mailSyncs   int
+	calSyncs    int
 	notified    NewNudge
 	// agents by session; nil means fakeAgents() on first use.
 	agents map[string]AgentDetail
@@ -83,12 +84,13 @@ type seen struct {
 	respondArgs [3]string
 	shows       int
 	mailSyncs   int
+	calSyncs    int
 }
 
 func (f *fakeBackend) seen() seen {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return seen{f.sayText, f.worldSince, f.worldLimit, f.respondArgs, f.shows, f.mailSyncs}
+	return seen{f.sayText, f.worldSince, f.worldLimit, f.respondArgs, f.shows, f.mailSyncs, f.calSyncs}
 }
 
 func (f *fakeBackend) Health(ctx context.Context) Health {
@@ -160,6 +162,14 @@ func (f *fakeBackend) SyncMail(ctx context.Context) error {
 	f.called()
 	f.mu.Lock()
 	f.mailSyncs++
+	f.mu.Unlock()
+	return nil
+}
+
+func (f *fakeBackend) SyncCalendars(ctx context.Context) error {
+	f.called()
+	f.mu.Lock()
+	f.calSyncs++
 	f.mu.Unlock()
 	return nil
 }
@@ -845,6 +855,9 @@ func TestClientRoundTrip(t *testing.T) {
 
 	if err := c.SyncMail(ctx); err != nil || fb.seen().mailSyncs != 1 {
 		t.Errorf("SyncMail: err %v, backend saw %d mail syncs", err, fb.seen().mailSyncs)
+	}
+	if err := c.SyncCalendars(ctx); err != nil || fb.seen().calSyncs != 1 || fb.seen().mailSyncs != 1 {
+		t.Errorf("SyncCalendars: err %v, backend saw %d calendar syncs and %d mail syncs", err, fb.seen().calSyncs, fb.seen().mailSyncs)
 	}
 }
 
