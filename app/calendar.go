@@ -20,6 +20,7 @@ import (
 	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/agents/task"
+	"github.com/spirit-app/spirit/agents/work"
 	"github.com/spirit-app/spirit/agents/work/pace"
 	"github.com/spirit-app/spirit/app/api"
 	"github.com/spirit-app/spirit/app/settings"
@@ -188,13 +189,22 @@ func calendarReader(st *store.Store, ix *index.Index, now func() time.Time) calt
 		}}
 }
 
+// calendarWorkTools are the calendar's read tools as the work runner
+// offers them (heartbeats and routines may look at the day ahead).
+func calendarWorkTools(st *store.Store, ix *index.Index, now func() time.Time) []work.Tool {
+	cals := calendarReader(st, ix, now)
+	return []work.Tool{caltools.ListUpcoming{Calendars: cals}, caltools.FindFreeSlots{Calendars: cals}}
+}
+
 // calendarTools are the task agents' calendar tools: the two that read,
 // and calendar_create_event, which writes only when approved.
 func calendarTools(st *store.Store, ix *index.Index, keys *providers, dataDir string, now func() time.Time) ([]task.Tool, []task.Write) {
-	cals := calendarReader(st, ix, now)
-	return []task.Tool{caltools.ListUpcoming{Calendars: cals}, caltools.FindFreeSlots{Calendars: cals}},
-		[]task.Write{caltools.CreateEvent{Calendars: cals, HTTP: &http.Client{Timeout: calendarHTTPWait},
-			Secrets: coreSecrets{keys}, Dir: calendarEventsDir(dataDir)}}
+	var tools []task.Tool
+	for _, t := range calendarWorkTools(st, ix, now) {
+		tools = append(tools, t)
+	}
+	return tools, []task.Write{caltools.CreateEvent{Calendars: calendarReader(st, ix, now), HTTP: &http.Client{Timeout: calendarHTTPWait},
+		Secrets: coreSecrets{keys}, Dir: calendarEventsDir(dataDir)}}
 }
 
 // me is the lawyer as the mail accounts say: every address, and the first

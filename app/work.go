@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spirit-app/spirit/agents/calendar"
 	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
@@ -56,6 +57,8 @@ type workPart struct {
 	// loop's), the heartbeat's view of the last minutes; ok false when
 	// there is none yet.
 	digest func() (digest.Analysis, bool)
+	// ix is the mail index: who the lawyer is, for their meetings.
+	ix *index.Index
 
 	wake      chan struct{} // routines changed: look again
 	recovered sync.Once
@@ -71,9 +74,10 @@ func newWork(c *Core, ix *index.Index, load func(context.Context) (settings.Sett
 		Deliver:  c.deliverWork,
 		Policy:   c.pacing,
 		Paused:   c.spiritPaused,
-		Tools:    c.commitmentTools(),
-		Now:      c.now,
-		Log:      log,
+		// The calendar's read tools too: the heartbeat may look ahead.
+		Tools: append(c.commitmentTools(), calendarWorkTools(c.store, ix, c.now)...),
+		Now:   c.now,
+		Log:   log,
 	})
 	if err != nil {
 		return nil, err
@@ -82,7 +86,7 @@ func newWork(c *Core, ix *index.Index, load func(context.Context) (settings.Sett
 		_, _, err := c.keys.agent(ctx)
 		return err == nil
 	}
-	return &workPart{runner: r, store: c.store, load: load, now: c.now, log: log, configured: configured, digest: c.LatestDigest, wake: make(chan struct{}, 1)}, nil
+	return &workPart{runner: r, store: c.store, load: load, now: c.now, log: log, configured: configured, digest: c.LatestDigest, ix: ix, wake: make(chan struct{}, 1)}, nil
 }
 
 // deliverWork shows what work's output gate let through: a nudge, the
@@ -325,6 +329,16 @@ func (w *workPart) heartbeatPrompt(ctx context.Context, now time.Time) (string, 
 	}
 	section("Open commitments (said on calls, no reminder yet)", open, err)
 
+	var meetings []string
+	occs, err := calendar.Upcoming(ctx, w.store, now, endOfDay(now), loc)
+	if err == nil {
+		var me calendar.Me
+		if me, err = lawyer(ctx, w.ix); err == nil {
+			meetings = todaysMeetings(occs, me, now)
+		}
+	}
+	section("Meetings still to come today (from the lawyer's calendars)", meetings, err)
+
 	var doing []string
 	if w.digest != nil {
 		// Only a recent digest says what the lawyer is doing now.
@@ -338,6 +352,47 @@ func (w *workPart) heartbeatPrompt(ctx context.Context, now time.Time) (string, 
 	}
 	section("What the lawyer is doing (the latest digest)", doing, nil)
 	return b.String(), last
+}
+
+// endOfDay is the midnight that ends now's day, on its wall clock.
+func endOfDay(now time.Time) time.Time {
+	y, m, d := now.Date()
+	return time.Date(y, m, d+1, 0, 0, 0, 0, now.Location())
+}
+
+// todaysMeetings words the rest of the lawyer's day for the heartbeat,
+// one line per occurrence that takes their time (calendar.Busy), in
+// order: "14:00–15:00 “Call re SNDA” with Marcy Howard, at Zoom", all-day
+// ones first, one under way marked so. occs end after now and start
+// before the day ends.
+func todaysMeetings(occs []calendar.Occurrence, me calendar.Me, now time.Time) []string {
+	var allDay, timed []string
+	for _, o := range occs {
+		if !calendar.Busy(o, me) || !o.End.After(now) || len(allDay)+len(timed) >= heartbeatItems {
+			continue
+		}
+		l := quoteTitle(oneLine(o.Summary, heartbeatLineRunes))
+		var with []string
+		for _, p := range calendar.Others(o, me) {
+			with = append(with, p.Display())
+		}
+		if len(with) > 0 {
+			l += " with " + strings.Join(with, ", ")
+		}
+		if o.Location != "" {
+			l += ", at " + oneLine(o.Location, 80)
+		}
+		if o.AllDay {
+			allDay = append(allDay, "all day: "+l)
+			continue
+		}
+		when := o.Start.In(now.Location()).Format("15:04") + "–" + o.End.In(now.Location()).Format("15:04") + " "
+		if !o.Start.After(now) {
+			when += "(under way) "
+		}
+		timed = append(timed, when+l)
+	}
+	return append(allDay, timed...)
 }
 
 // oneLine is s on one line, at most n runes.

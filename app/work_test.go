@@ -8,11 +8,14 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/spirit-app/spirit/agents/calendar"
 	"github.com/spirit-app/spirit/agents/digest"
 	"github.com/spirit-app/spirit/agents/llm"
 	"github.com/spirit-app/spirit/agents/llm/scripted"
@@ -536,5 +539,73 @@ func TestHeartbeatSeesTheLatestDigest(t *testing.T) {
 				t.Errorf("digest section = %q, want %q", section, want)
 			}
 		})
+	}
+}
+
+func TestTodaysMeetings(t *testing.T) {
+	me := calendar.Me{Addresses: []string{"dana@firm.com"}}
+	at := func(h, m int) time.Time { return time.Date(2026, 11, 25, h, m, 0, 0, time.UTC) }
+	marcy := calendar.Person{Name: "Marcy Howard", Email: "marcy@howardlaw.com", PartStat: calendar.PartStatAccepted}
+	dana := func(ps string) calendar.Person { return calendar.Person{Email: "dana@firm.com", PartStat: ps} }
+	for _, tc := range []struct {
+		name string
+		occs []calendar.Occurrence
+		want []string
+	}{
+		{"nothing", nil, nil},
+		{"a call and a meeting under way", []calendar.Occurrence{
+			{Summary: "Partners' meeting", Start: at(9, 30), End: at(10, 30), Location: "Room 4"},
+			{Summary: "Call re SNDA", Start: at(14, 0), End: at(14, 30), Attendees: []calendar.Person{marcy, dana(calendar.PartStatAccepted)}},
+		}, []string{"09:30–10:30 (under way) “Partners' meeting”, at Room 4", "14:00–14:30 “Call re SNDA” with Marcy Howard"}},
+		{"free, cancelled, declined and over are left out", []calendar.Occurrence{
+			{Summary: "Hold", Start: at(11, 0), End: at(12, 0), Transparent: true},
+			{Summary: "Closing", Start: at(12, 0), End: at(13, 0), Status: calendar.StatusCancelled},
+			{Summary: "Bar talk", Start: at(13, 0), End: at(14, 0), Attendees: []calendar.Person{dana(calendar.PartStatDeclined)}},
+			{Summary: "Breakfast", Start: at(8, 0), End: at(9, 0)},
+		}, nil},
+		{"all day first", []calendar.Occurrence{
+			{Summary: "Call", Start: at(11, 0), End: at(11, 30)},
+			{Summary: "Trial", AllDay: true, Start: at(0, 0), End: at(24, 0)},
+		}, []string{"all day: “Trial”", "11:00–11:30 “Call”"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := todaysMeetings(tc.occs, me, wednesday10)
+			if strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+				t.Errorf("got  %q\nwant %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestHeartbeatSeesTodaysMeetings: the heartbeat's prompt lists the rest
+// of the day from the stored calendars, not tomorrow's.
+func TestHeartbeatSeesTodaysMeetings(t *testing.T) {
+	p, st, _ := newWorkParts(t, "", func() time.Time { return wednesday10 })
+	ics := filepath.Join(t.TempDir(), "work.ics")
+	ev := func(uid, summary string, start time.Time) string {
+		return "BEGIN:VEVENT\r\nUID:" + uid + "\r\nDTSTAMP:20260101T000000Z\r\nDTSTART:" + start.Format("20060102T150405Z") +
+			"\r\nDTEND:" + start.Add(time.Hour).Format("20060102T150405Z") + "\r\nSUMMARY:" + summary +
+			"\r\nORGANIZER;CN=Marcy Howard:mailto:marcy@howardlaw.com\r\nEND:VEVENT\r\n"
+	}
+	body := "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n" + ev("a@x", "Call re SNDA", wednesday10.Add(4*time.Hour).Truncate(time.Hour)) +
+		ev("b@x", "Estoppel review", wednesday10.Add(24*time.Hour)) + "END:VCALENDAR\r\n"
+	if err := os.WriteFile(ics, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := st.AddCalendar(t.Context(), store.Calendar{Kind: store.CalendarFile, Source: ics, Name: "Work"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := calendar.Sync(t.Context(), st, c, calendar.SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	prompt, _ := p.core.work.heartbeatPrompt(t.Context(), wednesday10)
+	_, section, found := strings.Cut(prompt, "Meetings still to come today (from the lawyer's calendars):\n")
+	if !found {
+		t.Fatalf("no meetings section:\n%s", prompt)
+	}
+	section, _, _ = strings.Cut(section, "\n\n")
+	if want := "- 14:00–15:00 “Call re SNDA” with Marcy Howard"; section != want {
+		t.Errorf("meetings section = %q, want %q", section, want)
 	}
 }
