@@ -21,7 +21,6 @@ import (
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/agents/task"
 	"github.com/spirit-app/spirit/agents/work"
-	"github.com/spirit-app/spirit/agents/work/pace"
 	"github.com/spirit-app/spirit/app/api"
 	"github.com/spirit-app/spirit/app/settings"
 )
@@ -259,7 +258,7 @@ func (p *calendarPart) decide(ctx context.Context) time.Time {
 	if err != nil {
 		p.log.Warn("calendar: brief", "err", err)
 	} else if d.Nudge {
-		p.offer(ctx, d, me, now)
+		p.offer(ctx, d)
 	}
 	// The meetings already in their window were just decided on; the
 	// next to ask about is the first whose window opens later.
@@ -281,9 +280,11 @@ func offered(all []store.Nudge, subject string) bool {
 	}), subject)
 }
 
-// offer shows decision d's nudge unless this occurrence was offered before
-// or the lawyer's pacing says not now.
-func (p *calendarPart) offer(ctx context.Context, d calendar.Decision, me calendar.Me, now time.Time) {
+// offer asks the work runner, as its calendar source, to show decision
+// d's nudge, unless this occurrence was offered before. The runner's
+// gates decide as for any unasked-for work (paused, quiet hours, the
+// hourly cap, the same offer already delivered) and record the outcome.
+func (p *calendarPart) offer(ctx context.Context, d calendar.Decision) {
 	m := d.Meeting
 	subject := nudge.MeetingSubject(m.Key())
 	all, err := p.c.store.Nudges(ctx)
@@ -294,32 +295,47 @@ func (p *calendarPart) offer(ctx context.Context, d calendar.Decision, me calend
 	if offered(all, subject) {
 		return
 	}
-	pol, err := p.c.pacing(ctx)
-	if err != nil {
-		p.log.Warn("calendar: settings unreadable", "err", err)
+	if p.c.work == nil {
+		p.log.Error("calendar: no work runner to offer a brief through")
 		return
 	}
-	// Meeting offers are unasked-for: they count towards the hour's cap
-	// like the glance's.
-	last := pace.LastHour(all, now)
-	if reason := pol.Gate(now, last); reason != "" {
-		p.c.event(ctx, calendarEventSource, m.Key(), "meeting "+quoteTitle(m.Summary)+": not offered: "+reason+" (gate)")
-		return
-	}
-	offer := nudge.MeetingOffer{Key: m.Key(), Title: m.Summary, Location: m.Location, Start: m.Start, End: m.End}
-	for _, o := range d.Others {
-		offer.People = append(offer.People, nudge.MeetingPerson{Name: o.Name, Email: o.Email})
-	}
-	for _, t := range d.Threads {
-		offer.Threads = append(offer.Threads, t.ThreadID)
-	}
-	detail, err := nudge.Detail(offer)
+	o, err := p.c.work.runner.Run(ctx, meetingRequest(p.c, d))
 	if err != nil {
 		p.log.Error("calendar: offer", "err", err)
 		return
 	}
-	if _, err := p.c.nudge(ctx, store.Nudge{Kind: nudge.KindMeeting, Subject: subject, Message: d.Message, Detail: detail}); err != nil {
-		p.log.Error("calendar: offer", "err", err)
+	if o.Status == store.WorkError {
+		p.log.Warn("calendar: offer not shown", "meeting", m.Key(), "err", o.Err)
+	}
+}
+
+// meetingRequest is decision d as work of the calendar source: code's
+// work (no model) whose notice is the offer, delivered as a meeting nudge
+// about the occurrence. Its dedup key is the occurrence at its start, so
+// a moved meeting may be offered again at its new time.
+func meetingRequest(c *Core, d calendar.Decision) work.Request {
+	m := d.Meeting
+	return work.Request{
+		Source:   work.SourceCalendar,
+		DedupKey: "meeting:" + m.Key() + "@" + m.Start.UTC().Format(time.RFC3339),
+		Work: func(context.Context, work.Request) (work.Result, error) {
+			return work.Result{Notice: &work.Notice{Message: d.Message}}, nil
+		},
+		Deliver: func(ctx context.Context, _ work.Delivery) (int64, error) {
+			offer := nudge.MeetingOffer{Key: m.Key(), Title: m.Summary, Location: m.Location, Start: m.Start, End: m.End}
+			for _, o := range d.Others {
+				offer.People = append(offer.People, nudge.MeetingPerson{Name: o.Name, Email: o.Email})
+			}
+			for _, t := range d.Threads {
+				offer.Threads = append(offer.Threads, t.ThreadID)
+			}
+			detail, err := nudge.Detail(offer)
+			if err != nil {
+				return 0, err
+			}
+			n, err := c.nudge(ctx, store.Nudge{Kind: nudge.KindMeeting, Subject: nudge.MeetingSubject(m.Key()), Message: d.Message, Detail: detail})
+			return n.ID, err
+		},
 	}
 }
 

@@ -338,8 +338,23 @@ func TestCalendarOfferIsPaced(t *testing.T) {
 	w.at(edtAt(10, 16))
 	w.round(t)
 	w.round(t)
-	if ns := w.meetingNudges(t); len(ns) != 1 {
+	ns := w.meetingNudges(t)
+	if len(ns) != 1 {
 		t.Fatalf("with a cap of 1: %d meeting nudges, want 1", len(ns))
+	}
+	// Each offer is a run of the work runner's calendar source, with its
+	// one outcome; an occurrence offered already asks for no run.
+	runs, err := w.st.WorkRuns(context.Background(), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range runs {
+		got = append(got, fmt.Sprintf("%s %s %s nudge=%v", r.Source, r.State, r.Reason, r.NudgeID == ns[0].ID))
+	}
+	want := []string{"calendar done  nudge=true", "calendar skip hourly-cap nudge=false"}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Errorf("work runs %q, want %q", got, want)
 	}
 }
 

@@ -43,11 +43,19 @@ func After(now time.Time, n Notice, key string, delivered []store.WorkRun, nudge
 
 // paced applies the lawyer's pacing. The hour's count is the glance's
 // nudges plus the work delivered: work is counted by its runs, which
-// exist before their nudges do, and not again by its nudges.
+// exist before their nudges do, and not again by its nudges (by their
+// subject, or, for a delivery with a subject of its own, by the run's
+// nudge id).
 func paced(now time.Time, delivered []store.WorkRun, nudges []store.Nudge, p pace.Policy) Reason {
+	ofRuns := map[int64]bool{}
+	for _, r := range delivered {
+		if r.NudgeID != 0 {
+			ofRuns[r.NudgeID] = true
+		}
+	}
 	others := make([]store.Nudge, 0, len(nudges))
 	for _, n := range nudges {
-		if !strings.HasPrefix(n.Subject, pace.WorkSubjectPrefix) {
+		if !strings.HasPrefix(n.Subject, pace.WorkSubjectPrefix) && !ofRuns[n.ID] {
 			others = append(others, n)
 		}
 	}

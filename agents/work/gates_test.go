@@ -48,6 +48,11 @@ func TestAfter(t *testing.T) {
 			[]store.Nudge{{Kind: nudge.KindGlance, Created: now.Add(-time.Minute)}}, pace.Policy{MaxPerHour: 2}, ReasonHourlyCap},
 		{"work counted once, not again by its nudge", msg, "", []store.WorkRun{run("Other.", "", 10*time.Minute)},
 			[]store.Nudge{{Kind: nudge.KindInfo, Subject: "work-1", Created: now.Add(-10 * time.Minute)}}, pace.Policy{MaxPerHour: 2}, ""},
+		{"a delivery with a subject of its own counted once, by its run", msg, "",
+			[]store.WorkRun{{Message: "Other.", NudgeID: 7, Delivered: ago(10 * time.Minute)}},
+			[]store.Nudge{{ID: 7, Kind: nudge.KindMeeting, Subject: "meeting:call@x", Created: now.Add(-10 * time.Minute)}}, pace.Policy{MaxPerHour: 2}, ""},
+		{"a meeting nudge of no run counts", msg, "", []store.WorkRun{run("Other.", "", 10*time.Minute)},
+			[]store.Nudge{{ID: 8, Kind: nudge.KindMeeting, Subject: "meeting:call@x", Created: now.Add(-10 * time.Minute)}}, pace.Policy{MaxPerHour: 2}, ReasonHourlyCap},
 		{"deliveries older than an hour do not count to the cap", msg, "", []store.WorkRun{run("Other.", "", 61*time.Minute)},
 			nil, pace.Policy{MaxPerHour: 1}, ""},
 	}

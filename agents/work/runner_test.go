@@ -901,3 +901,40 @@ func TestRoutineCommands(t *testing.T) {
 	}
 	checkOneOutcomeEach(t, e.st)
 }
+
+// TestRequestDeliversItsOwnNudge: a calendar request that shows its own
+// kind of nudge (a meeting offer with its own subject) delivers through
+// it, not the app's; the run records that nudge; and the hourly cap
+// counts it once.
+func TestRequestDeliversItsOwnNudge(t *testing.T) {
+	e := newEnv(t, "openai")
+	e.policy = pace.Policy{MaxPerHour: 2}
+	offer := func(key string) Request {
+		return Request{Source: SourceCalendar, DedupKey: "meeting:" + key,
+			Work: func(context.Context, Request) (Result, error) {
+				return Result{Notice: &Notice{Message: "Meeting with Marcy Howard in 15 min (" + key + ")"}}, nil
+			},
+			Deliver: func(ctx context.Context, d Delivery) (int64, error) {
+				n, err := e.st.CreateNudge(ctx, store.Nudge{Kind: nudge.KindMeeting, Message: d.Message, Subject: nudge.MeetingSubject(key)})
+				return n.ID, err
+			}}
+	}
+	o := e.run(offer("call@x"))
+	if o.Status != store.WorkDone || !o.Delivered || o.NudgeID == 0 {
+		t.Fatalf("outcome %+v", o)
+	}
+	n, err := e.st.Nudge(t.Context(), o.NudgeID)
+	if err != nil || n.Kind != nudge.KindMeeting || n.Subject != nudge.MeetingSubject("call@x") {
+		t.Fatalf("nudge %+v (%v)", n, err)
+	}
+	if len(e.deliveries) != 0 {
+		t.Errorf("the app's deliver was called: %+v", e.deliveries)
+	}
+	// The cap is 2: the first offer counts once, so a second fits.
+	if o := e.run(offer("other@x")); !o.Delivered {
+		t.Fatalf("second offer %+v, want delivered (the first counted once)", o)
+	}
+	if o := e.run(offer("third@x")); o.Reason != ReasonHourlyCap {
+		t.Fatalf("third offer %+v, want the hourly cap", o)
+	}
+}

@@ -1,6 +1,6 @@
 // Package work is the one runner for "Spirit does something outside a
 // conversation": a heartbeat, a routine the lawyer scheduled, a local
-// webhook, later a calendar event. Every request has the same shape —
+// webhook, a meeting about to start (the calendar). Every request has the same shape —
 // input gate, work, output gate — and ends in exactly one outcome,
 // recorded in the work_runs table and as one line of the world log: done
 // (delivered or not), skip with a reason, or error, each with its
@@ -137,6 +137,10 @@ type Request struct {
 	// OutputGate runs before the runner's own (duplicate, quiet hours,
 	// hourly cap); nil lets everything through.
 	OutputGate OutputGate
+	// Deliver, if set, shows this request's delivery instead of
+	// Options.Deliver: code's work with a nudge of its own kind (the
+	// calendar's meeting offer, with its own subject).
+	Deliver Deliver
 	// Done, if set, hears the outcome once it is recorded and before the
 	// source may run again.
 	Done func(ctx context.Context, o Outcome)
@@ -526,7 +530,11 @@ func (r *Runner) steps(ctx context.Context, o Outcome, req Request) (out Outcome
 		return skip(Reason(why)), false
 	}
 	o.Status = store.WorkDone
-	id, err := r.opt.Deliver(ctx, Delivery{RunID: o.ID, Source: req.Source, Message: n.Message, Action: n.Action,
+	deliver := r.opt.Deliver
+	if req.Deliver != nil {
+		deliver = req.Deliver
+	}
+	id, err := deliver(ctx, Delivery{RunID: o.ID, Source: req.Source, Message: n.Message, Action: n.Action,
 		Subject: store.WorkIdentifier(o.ID)})
 	if err != nil {
 		o.Err = "delivery failed: " + err.Error()
