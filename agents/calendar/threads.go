@@ -25,15 +25,20 @@ func MailThreads(ix *index.Index, me Me, now time.Time) OpenThreadsFunc {
 		seen := map[int64]bool{}
 		var out []OpenThread
 		for _, addr := range addrs {
-			hits, err := ix.SearchEmail(ctx, index.SearchQuery{Sender: addr, Limit: maxPersonThreads})
+			// Exactly this address's threads of the Lookback: a search by
+			// sender would also rank others whose address begins alike.
+			ids, err := ix.ThreadsFrom(ctx, addr, now.Add(-Lookback), now, maxPersonThreads)
 			if err != nil {
 				return nil, fmt.Errorf("mail threads of %s: %w", addr, err)
 			}
-			for _, h := range hits {
-				if seen[h.ThreadID] {
+			for _, id := range ids {
+				if seen[id] {
 					continue
 				}
-				t, err := ix.ReadEmailThread(ctx, h.ThreadID)
+				// The verdict is about the thread and all of addrs: one
+				// reading answers for every address in it.
+				seen[id] = true
+				t, err := ix.ReadEmailThread(ctx, id)
 				if err != nil {
 					return nil, fmt.Errorf("mail threads of %s: %w", addr, err)
 				}
@@ -42,7 +47,6 @@ func MailThreads(ix *index.Index, me Me, now time.Time) OpenThreadsFunc {
 					return nil, err
 				}
 				if ok {
-					seen[h.ThreadID] = true
 					out = append(out, ot)
 				}
 			}

@@ -862,3 +862,39 @@ func (x *Index) ThreadOfMessage(ctx context.Context, messageID string) (id int64
 	}
 	return id, subject, nil
 }
+
+// ThreadsFrom lists the threads in which addr itself (the exact address,
+// any case) wrote a message dated in [since, until], the newest such
+// message first, at most limit. Unlike SearchEmail's Sender, which also
+// finds names and addresses that begin the same way and keeps only the
+// newest of those, it misses none of addr's own threads in the span:
+// what a meeting's brief needs of the people coming.
+func (x *Index) ThreadsFrom(ctx context.Context, addr string, since, until time.Time, limit int) ([]int64, error) {
+	addr = strings.ToLower(strings.TrimSpace(addr))
+	expr := senderExpr(addr)
+	if expr == "" || limit <= 0 {
+		return nil, nil
+	}
+	// The full-text index narrows to the messages whose sender has addr's
+	// words; the exact address and the dates then decide.
+	rows, err := x.st.Reader().QueryContext(ctx, `SELECT m.thread_id, max(m.date) AS d FROM mail_messages m
+		WHERE m.id IN (SELECT rowid FROM mail_fts WHERE mail_fts MATCH ?)
+		  AND m.from_email = ? AND m.draft = 0 AND m.date >= ? AND m.date <= ?
+		GROUP BY m.thread_id ORDER BY d DESC LIMIT ?`, expr, addr, since.UnixMilli(), until.UnixMilli(), limit)
+	if err != nil {
+		return nil, fmt.Errorf("threads from %s: %w", addr, err)
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id, d int64
+		if err := rows.Scan(&id, &d); err != nil {
+			return nil, fmt.Errorf("threads from %s: %w", addr, err)
+		}
+		out = append(out, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("threads from %s: %w", addr, err)
+	}
+	return out, nil
+}
