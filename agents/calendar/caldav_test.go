@@ -12,16 +12,6 @@ import (
 	"github.com/spirit-app/spirit/agents/store"
 )
 
-type memSecrets map[string]string
-
-func (m memSecrets) Get(_ context.Context, key string) (string, error) {
-	v, ok := m[key]
-	if !ok {
-		return "", fmt.Errorf("no secret %s", key)
-	}
-	return v, nil
-}
-
 func TestCalDAVRadicale(t *testing.T) {
 	ctx := context.Background()
 	r := calendartest.StartRadicale(t)
@@ -58,7 +48,7 @@ END:VEVENT`))
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 6, 14, 12, 0, 0, 0, time.UTC)
-	opt := SyncOptions{HTTP: r.HTTP, Secrets: memSecrets{PasswordKey(c.ID): "pw"}, Now: now}
+	opt := SyncOptions{HTTP: r.HTTP, Secrets: calendartest.Secrets{PasswordKey(c.ID): "pw"}, Now: now}
 	res, err := Sync(ctx, st, c, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +69,7 @@ END:VEVENT`))
 	}
 	// Without the password in the keychain the sync fails and says so.
 	c, _ = st.Calendar(ctx, c.ID)
-	if _, err := Sync(ctx, st, c, SyncOptions{HTTP: r.HTTP, Secrets: memSecrets{}, Now: now}); err == nil {
+	if _, err := Sync(ctx, st, c, SyncOptions{HTTP: r.HTTP, Secrets: calendartest.Secrets{}, Now: now}); err == nil {
 		t.Fatal("synced without a password")
 	}
 }
@@ -116,7 +106,7 @@ END:VEVENT`, i, start.Format("20060102T150405Z"), start.Add(30*time.Minute).Form
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := SyncOptions{HTTP: r.HTTP, Secrets: memSecrets{PasswordKey(c.ID): "pw"}, Now: base}
+	opt := SyncOptions{HTTP: r.HTTP, Secrets: calendartest.Secrets{PasswordKey(c.ID): "pw"}, Now: base}
 	var best float64
 	for range 3 {
 		t0 := time.Now()

@@ -3,6 +3,8 @@
 package calendartest
 
 import (
+	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -114,4 +116,17 @@ func (r *Radicale) MkCalendar(t testing.TB, path, name string) {
 func (r *Radicale) Put(t testing.TB, path, ics string) {
 	t.Helper()
 	r.Do(t, http.MethodPut, path, "text/calendar; charset=utf-8", ics)
+}
+
+// Secrets is a keychain in memory for a CalDAV sync or write: key →
+// secret (calendar.PasswordKey(id) → Password).
+type Secrets map[string]string
+
+// Get returns key's secret, or an error when there is none.
+func (s Secrets) Get(_ context.Context, key string) (string, error) {
+	v, ok := s[key]
+	if !ok {
+		return "", fmt.Errorf("no secret %s", key)
+	}
+	return v, nil
 }

@@ -20,16 +20,6 @@ import (
 	"github.com/spirit-app/spirit/agents/task"
 )
 
-type memSecrets map[string]string
-
-func (m memSecrets) Get(_ context.Context, key string) (string, error) {
-	v, ok := m[key]
-	if !ok {
-		return "", fmt.Errorf("no secret %s", key)
-	}
-	return v, nil
-}
-
 // caldav starts radicale with the lawyer's "Work" calendar holding week,
 // adds it to st as a CalDAV calendar and syncs it; the returned tool
 // writes to it.
@@ -47,7 +37,7 @@ func caldav(t *testing.T, st *store.Store) (CreateEvent, *calendartest.Radicale,
 	if err != nil {
 		t.Fatal(err)
 	}
-	tool := CreateEvent{Calendars: calendars(t, st), HTTP: r.HTTP, Secrets: memSecrets{calendar.PasswordKey(c.ID): calendartest.Password},
+	tool := CreateEvent{Calendars: calendars(t, st), HTTP: r.HTTP, Secrets: calendartest.Secrets{calendar.PasswordKey(c.ID): calendartest.Password},
 		Dir: t.TempDir()}
 	if _, err := calendar.Sync(t.Context(), st, c, calendar.SyncOptions{HTTP: r.HTTP, Secrets: tool.Secrets, Now: tool.now()}); err != nil {
 		t.Fatal(err)
