@@ -96,16 +96,29 @@ func (t CreateEvent) Resolve(ctx context.Context, raw json.RawMessage) (task.Act
 	return task.Action{
 		Canonical: canonical,
 		Message:   fmt.Sprintf("Add “%s” to your calendar?", r.args.Title),
-		Approval: nudge.Approval{Tool: CreateEventName, Title: "New calendar event", Body: r.args.Description, Fields: []nudge.Field{
-			{Label: "Title", Value: r.args.Title},
-			{Label: "When", Value: When(r.start, r.end, r.loc)},
-			{Label: "Attendees", Value: strings.Join(r.args.Attendees, ", ")},
-			{Label: "Calendar", Value: t.where(r.cal)},
-			{Label: "Location", Value: r.args.Location},
-		}},
+		Approval: nudge.Approval{Tool: CreateEventName, Title: "New calendar event", Body: r.args.Description, Fields: approvalFields(r, t.where(r.cal))},
 		Log: fmt.Sprintf("%s %q %s with %d attendees in %s", CreateEventName, r.args.Title, When(r.start, r.end, r.loc),
 			len(r.args.Attendees), t.where(r.cal)),
 	}, nil
+}
+
+// approvalFields are what the lawyer approves: title, time with its zone,
+// attendees (or that there are none), the calendar, and the place if any.
+func approvalFields(r resolved, where string) []nudge.Field {
+	who := strings.Join(r.args.Attendees, ", ")
+	if who == "" {
+		who = "nobody else (only you)"
+	}
+	fs := []nudge.Field{
+		{Label: "Title", Value: r.args.Title},
+		{Label: "When", Value: When(r.start, r.end, r.loc)},
+		{Label: "Attendees", Value: who},
+		{Label: "Calendar", Value: where},
+	}
+	if r.args.Location != "" {
+		fs = append(fs, nudge.Field{Label: "Location", Value: r.args.Location})
+	}
+	return fs
 }
 
 // When says an event's time as the approval shows it: "Tue 1 Dec 2026,

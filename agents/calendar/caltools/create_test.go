@@ -207,8 +207,12 @@ func TestCreateEventRefusesBadArguments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w := fields(act.Approval)["When"]; w != "Mon 30 Nov 2026, 17:00–17:30 GMT (Europe/London)" {
-		t.Errorf("when %q", w)
+	f := fields(act.Approval)
+	if f["When"] != "Mon 30 Nov 2026, 17:00–17:30 GMT (Europe/London)" || f["Attendees"] != "nobody else (only you)" {
+		t.Errorf("approval fields %q", f)
+	}
+	if _, ok := f["Location"]; ok {
+		t.Errorf("an empty location is shown: %q", f)
 	}
 }
 
@@ -346,5 +350,56 @@ func TestAgentFindsAnHourAndBooksIt(t *testing.T) {
 				t.Errorf("write result: %+v", results["c4"])
 			}
 		})
+	}
+}
+
+// TestAgentEventEditIsAChangeRequest: words typed into a calendar
+// event's approval are not a yes: the agent hears them as changes to make
+// and nothing is written.
+func TestAgentEventEditIsAChangeRequest(t *testing.T) {
+	st := openStore(t)
+	fileCalendar(t, st, "Work", week)
+	create := CreateEvent{Calendars: calendars(t, st), Dir: t.TempDir()}
+	args := `{"title":"Hour with Marcy Howard","start":"2026-11-30 08:00","duration_minutes":60,"attendees":["Marcy Howard <marcy@howardlaw.com>"],"description":"SNDA"}`
+	srv := scripted.New(t,
+		scripted.ToolCalls(call("p", "submit_plan", map[string]any{"steps": []string{"Book an hour with approval"}})),
+		scripted.ToolCalls(call("c1", "request_approval", `{"action":"`+CreateEventName+`","args":`+args+`}`)),
+	)
+	p := srv.Provider(t, "openai")
+	l := listener{nudges: make(chan store.Nudge, 16)}
+	runner := task.NewRunner(task.Options{Store: st, Listener: l, Now: create.Now, Log: slog.New(slog.DiscardHandler),
+		Provider: func(context.Context) (llm.Provider, string, error) { return p, "test-model", nil },
+		Writes:   []task.Write{create}})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { runner.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	if _, err := runner.Start(t.Context(), task.NewTask{Prompt: "book an hour with Marcy on Monday", Origin: "bubble"}); err != nil {
+		t.Fatal(err)
+	}
+	n := l.next(t, nudge.KindApproval)
+	srv.Push(
+		scripted.ToolCalls(call("c2", "finish_task", map[string]any{"summary": "Not booked: the lawyer wants 9:00"})),
+		scripted.ToolCalls(call("v", "give_verdict", map[string]any{"verdict": "verified"})),
+	)
+	if err := runner.Answer(t.Context(), n, nudge.Edit, "make it 9:00 instead"); err != nil {
+		t.Fatal(err)
+	}
+	l.next(t, nudge.KindResult)
+	var heard string
+	for _, rq := range srv.Requests() {
+		for _, m := range rq.Messages {
+			for _, tr := range m.ToolResults {
+				if tr.CallID == "c1" {
+					heard = tr.Content
+				}
+			}
+		}
+	}
+	if !strings.Contains(heard, "Not approved yet: the lawyer asked for changes: make it 9:00 instead") {
+		t.Errorf("the agent heard %q", heard)
+	}
+	if files, _ := filepath.Glob(filepath.Join(create.Dir, "*")); len(files) != 0 {
+		t.Errorf("written without approval: %v", files)
 	}
 }
