@@ -96,7 +96,7 @@ func (t CreateEvent) Resolve(ctx context.Context, raw json.RawMessage) (task.Act
 	return task.Action{
 		Canonical: canonical,
 		Message:   fmt.Sprintf("Add “%s” to your calendar?", r.args.Title),
-		Approval: nudge.Approval{Tool: CreateEventName, Title: "New calendar event", Body: r.args.Description, Fields: approvalFields(r, t.where(r.cal))},
+		Approval:  nudge.Approval{Tool: CreateEventName, Title: "New calendar event", Body: r.args.Description, Fields: approvalFields(r, t.where(r.cal))},
 		Log: fmt.Sprintf("%s %q %s with %d attendees in %s", CreateEventName, r.args.Title, When(r.start, r.end, r.loc),
 			len(r.args.Attendees), t.where(r.cal)),
 	}, nil
