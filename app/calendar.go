@@ -607,8 +607,12 @@ func calendarsState(cals []store.Calendar, loc *time.Location) (state, detail st
 	if len(failed) > 0 {
 		return "error", strings.Join(failed, "; ")
 	}
-	if last.IsZero() {
-		return "ok", fmt.Sprintf("%d calendars, not yet synced", len(cals))
+	n := fmt.Sprintf("%d calendars", len(cals))
+	if len(cals) == 1 {
+		n = "1 calendar"
 	}
-	return "ok", fmt.Sprintf("%d calendars, synced %s", len(cals), last.In(loc).Format("Jan 2 15:04"))
+	if last.IsZero() {
+		return "ok", n + ", not yet synced"
+	}
+	return "ok", n + ", synced " + last.In(loc).Format("Jan 2 15:04")
 }

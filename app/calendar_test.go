@@ -471,7 +471,7 @@ func TestCalendarHealth(t *testing.T) {
 		wantIn    string
 	}{
 		{"none yet", nil, "", "none", "spirit calendar add"},
-		{"one, never synced", []string{"Work"}, "", "ok", "1 calendars, not yet synced"},
+		{"one, never synced", []string{"Work"}, "", "ok", "1 calendar, not yet synced"},
 		{"one failed", []string{"Work", "Court dates"}, "Court dates", "error", "Court dates: 401 Unauthorized"},
 	}
 	for _, tt := range tests {

@@ -404,7 +404,7 @@ func TestDoctorCalendars(t *testing.T) {
 		wantFix    string
 	}{
 		{name: "none", wantOK: true, wantDetail: "no calendars"},
-		{name: "never synced", add: []string{"Work"}, wantOK: true, wantDetail: "1 calendars, not yet synced"},
+		{name: "never synced", add: []string{"Work"}, wantOK: true, wantDetail: "1 calendar, not yet synced"},
 		{name: "synced", add: []string{"Work", "Court dates"}, synced: true, wantOK: true, wantDetail: "2 calendars, synced "},
 		{name: "one failed", add: []string{"Work", "Court dates"}, synced: true, failing: "Court dates",
 			wantDetail: "Court dates: 401 Unauthorized", wantFix: "spirit calendar sync ID"},
