@@ -538,3 +538,51 @@ func TestHeartbeatSeesTheLatestDigest(t *testing.T) {
 		})
 	}
 }
+
+// TestMaintenancePrunesWorkRuns: Spirit's maintenance pass, on a real
+// file, deletes work runs past a month and clears heartbeat prompts past
+// a week, keeping the lawyer's own prompts and anything recent.
+func TestMaintenancePrunesWorkRuns(t *testing.T) {
+	ctx := context.Background()
+	clock := &testClock{t: mon}
+	c, st := newClockedCore(t, clock)
+	run := func(source work.Source) int64 {
+		t.Helper()
+		r, err := st.CreateWorkRun(ctx, store.NewWorkRun{Source: string(source), Prompt: "World log since 09:30: …"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.StartWorkRun(ctx, r.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := st.FinishWorkRun(ctx, r.ID, store.WorkOutcome{State: store.WorkSkip, Reason: "ack", Text: "skip ack"}); err != nil {
+			t.Fatal(err)
+		}
+		return r.ID
+	}
+	day := 24 * time.Hour
+	old := run(work.SourceHeartbeat)
+	clock.Advance(25 * day)
+	beat, routine := run(work.SourceHeartbeat), run(work.RoutineSource(4))
+	clock.Advance(8 * day)
+	recent := run(work.SourceHeartbeat)
+
+	c.maintainOnce(ctx)
+	if _, err := st.WorkRun(ctx, old); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a run of 33 days ago: %v, want it deleted", err)
+	}
+	for _, w := range []struct {
+		name   string
+		id     int64
+		prompt bool
+	}{{"heartbeat of 8 days ago", beat, false}, {"routine of 8 days ago", routine, true}, {"heartbeat just now", recent, true}} {
+		r, err := st.WorkRun(ctx, w.id)
+		if err != nil {
+			t.Errorf("%s: %v", w.name, err)
+			continue
+		}
+		if got := r.Prompt != ""; got != w.prompt {
+			t.Errorf("%s: prompt kept %v, want %v", w.name, got, w.prompt)
+		}
+	}
+}
