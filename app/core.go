@@ -280,6 +280,10 @@ func (c *Core) Health(ctx context.Context) api.Health {
 	h.Subsystems["mail"] = c.mail.health(ctx, h.Counters)
 	h.Subsystems["calendars"] = c.calendarHealth(ctx, h.Counters)
 	h.Agent = c.digestStats()
+	if c.work != nil {
+		ws := c.work.runner.Stats()
+		h.Work = &ws
+	}
 	if bus, ok := c.bus.(*events.Bus); ok {
 		h.Counters["events_published"] = bus.Published()
 		h.Counters["events_dropped"] = bus.Dropped()

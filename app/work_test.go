@@ -157,6 +157,12 @@ func TestHeartbeatNotifiesOnce(t *testing.T) {
 			if p2 := srv.Requests()[2].Messages[0].Text; strings.Contains(p2, "Marcy Howard: SNDA comments needed today") {
 				t.Errorf("second heartbeat repeats the world log before the first:\n%s", p2)
 			}
+			// /health counts both runs, and what their three calls cost.
+			h := c.Health(ctx)
+			if h.Work == nil || h.Work.Runs != 2 || h.Work.Delivered != 1 || h.Work.Skips[work.ReasonDuplicate] != 1 ||
+				h.Work.Errors != 0 || h.Work.TokensIn != int64(o.Usage.InputTokens+o2.Usage.InputTokens) || h.Work.TokensIn == 0 {
+				t.Errorf("/health work = %+v", h.Work)
+			}
 		})
 	}
 }
