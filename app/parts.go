@@ -96,6 +96,7 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 		Drafts:    drafter{ix: ix, keys: keys, mail: mailSync, log: log},
 		Reminders: rem,
 		Listener:  ann,
+		Tools:     asTools[task.Tool](commitmentTools(st, now().Location())),
 		Now:       now,
 		Log:       log.With("part", partAgents),
 	})

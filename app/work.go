@@ -71,7 +71,7 @@ func newWork(c *Core, ix *index.Index, load func(context.Context) (settings.Sett
 		Deliver:  c.deliverWork,
 		Policy:   c.pacing,
 		Paused:   c.spiritPaused,
-		Tools:    c.commitmentTools(),
+		Tools:    asTools[work.Tool](c.commitmentTools()),
 		Now:      c.now,
 		Log:      log,
 	})

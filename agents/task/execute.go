@@ -39,7 +39,7 @@ func (r *Runner) execute(ctx context.Context, t *Task) (outcome, error) {
 		t.State.Messages = []llm.Message{{Role: llm.RoleUser, Text: r.kickoff(t)}}
 	}
 	repairTurn(t)
-	tools := agentTools()
+	tools := r.agentTools()
 	for {
 		if why := run.over(b, r.opt.Now()); why != "" {
 			r.opt.Log.Info("agents: run budget reached", "session", t.Session, "why", why)

@@ -77,7 +77,10 @@ type Options struct {
 	Drafts    Drafter
 	Reminders Reminders
 	Listener  Listener
-	Budget    Budget
+	// Tools are more read-only tools for the agents (the app's
+	// list_open_commitments), the same values the work runner is given.
+	Tools  []Tool
+	Budget Budget
 	// Concurrency is how many agents run at once; 0 means 2.
 	Concurrency int
 	Now         func() time.Time

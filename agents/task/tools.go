@@ -44,7 +44,35 @@ const (
 
 func schema(s string) json.RawMessage { return json.RawMessage(s) }
 
-func agentTools() []llm.Tool {
+// Tool is a read-only tool given to the agents from outside: its
+// definition and its handler together, as package mailtools' and package
+// work's tools are, so one value serves both runners.
+type Tool interface {
+	Name() string
+	Tool() llm.Tool
+	Run(ctx context.Context, raw json.RawMessage) (string, error)
+}
+
+// agentTools are the agents' own tools, then the ones given in Options.
+func (r *Runner) agentTools() []llm.Tool {
+	ts := ownTools()
+	for _, t := range r.opt.Tools {
+		ts = append(ts, t.Tool())
+	}
+	return ts
+}
+
+// given is the tool of Options.Tools named name, if any.
+func (r *Runner) given(name string) (Tool, bool) {
+	for _, t := range r.opt.Tools {
+		if t.Name() == name {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+func ownTools() []llm.Tool {
 	draftProps := `"conversation_id":{"type":"string","description":"conversation_id of the thread to reply to (from search_email); omit for a new email"},` +
 		`"to":{"type":"array","items":{"type":"string"},"description":"recipients as \"Name <address>\"; for a reply, defaults to the sender of the message answered"},` +
 		`"cc":{"type":"array","items":{"type":"string"}},` +
@@ -186,6 +214,9 @@ func (r *Runner) tool(ctx context.Context, t *Task, c llm.ToolCall) (string, err
 		return "All steps are done: call finish_task.", nil
 	case toolPlan:
 		return "", errors.New("the plan is already set; carry it out")
+	}
+	if gt, ok := r.given(c.Name); ok {
+		return gt.Run(ctx, c.Input)
 	}
 	return "", fmt.Errorf("unknown tool %q", c.Name)
 }
