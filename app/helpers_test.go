@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/app/api"
 	"github.com/spirit-app/spirit/app/events"
 )
 
@@ -79,3 +80,25 @@ func (r *recorder) drain() {
 func (r *recorder) shown() []store.Nudge { r.drain(); return r.shownN }
 func (r *recorder) closed() []int64      { r.drain(); return r.closedN }
 func (r *recorder) statuses() []Status   { r.drain(); return r.statusesN }
+
+// startAPI serves the local API on c, as Spirit does, until the test ends,
+// and returns a client of it.
+func startAPI(t *testing.T, c *Core) *api.Client {
+	t.Helper()
+	dir := t.TempDir()
+	srv := api.New(c, api.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+	if _, err := srv.Start(context.Background(), dir); err != nil {
+		t.Fatal(err)
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- srv.Run(context.Background()) }()
+	t.Cleanup(func() {
+		srv.Shutdown(context.Background())
+		<-ran
+	})
+	info, err := api.ReadInfo(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return api.NewClient(info)
+}

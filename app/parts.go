@@ -236,11 +236,14 @@ func exactHeader(h a11y.MessageHeader, err error) (glance.ExactHeader, error) {
 }
 
 // switched records an app switch and puts it on the stream. An excluded
-// window's title is never stored or passed on.
+// window's title is never stored or passed on: the stream hears only that
+// a private window came to the front, and when, so that the analysis loop
+// stops describing (and forgets the text of) the window before it.
 func switched(bus events.Logger, record func(context.Context, string, string, string)) func(context.Context, screen.Switch) {
 	return func(ctx context.Context, sw screen.Switch) {
 		if sw.Excluded {
 			record(ctx, "screen", sw.App, "switched to an excluded app ("+sw.ExcludedBy+"): not looked at")
+			bus.Log(events.AppSwitched, screen.Switch{Excluded: true, At: sw.At})
 			return
 		}
 		if sw.PaneChanged {
