@@ -65,6 +65,9 @@ type partsConfig struct {
 	Version string
 	Log     *slog.Logger
 	Now     func() time.Time // nil: time.Now
+	// Transcriber, if set, stands in for whisper (listen.ServiceOptions):
+	// tests that play speech through a sound card give the words.
+	Transcriber listen.Transcriber
 }
 
 // build constructs every part, wired through the event stream.
@@ -128,10 +131,11 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 		},
 		// What was heard is acted on by the commands part: the microphone
 		// never waits for a command to be carried out.
-		OnHeard:  func(h listen.Heard) { bus.Log(events.UtteranceHeard, events.Utterance{Text: h.Text, At: h.At}) },
-		OnSpeech: func(on bool) { bus.Log(events.SpeechHearing, on) },
-		OnState:  ann.statusChanged,
-		Log:      log,
+		OnHeard:     func(h listen.Heard) { bus.Log(events.UtteranceHeard, events.Utterance{Text: h.Text, At: h.At}) },
+		OnSpeech:    func(on bool) { bus.Log(events.SpeechHearing, on) },
+		OnState:     ann.statusChanged,
+		Transcriber: cfg.Transcriber,
+		Log:         log,
 	})
 
 	c := newCore(coreParts{
