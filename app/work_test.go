@@ -365,9 +365,15 @@ func TestWorkPartRunsDueRoutines(t *testing.T) {
 // 202 with its id; GET /work/{id} gives its outcome; bad bodies are 400s
 // that say what is wrong, with the token and Host checks of every route.
 func TestWorkWebhook(t *testing.T) {
+	for _, protocol := range []string{setup.Anthropic, setup.OpenAI} {
+		t.Run(protocol, func(t *testing.T) { testWorkWebhook(t, protocol) })
+	}
+}
+
+func testWorkWebhook(t *testing.T, protocol string) {
 	ctx := context.Background()
 	clock := &workClock{t: wednesday10}
-	p, _, srv := newWorkParts(t, setup.OpenAI, clock.now)
+	p, _, srv := newWorkParts(t, protocol, clock.now)
 	c := p.core
 	rec := record(c)
 	dir := t.TempDir()
