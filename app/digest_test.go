@@ -166,22 +166,7 @@ func TestHeardIntent(t *testing.T) {
 // the commands part puts each back with what it made of it, and the
 // analysis loop's window holds the call's sentence only.
 func TestCommandsAreNotAmbientSpeech(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	dir := t.TempDir()
-	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
-	t.Setenv("XDG_RUNTIME_DIR", dir)
-	t.Setenv("DISPLAY", "")
-	p, _ := newTestParts(t, dir)
-	understood := p.bus.Subscribe(events.UtteranceUnderstood, 0)
-	defer understood.Unsubscribe()
-	stopped := make(chan error, 1)
-	go func() { stopped <- p.sup.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-stopped; err != nil {
-			t.Errorf("supervisor: %v", err)
-		}
-	}()
+	p, _, understood := runningParts(t, events.UtteranceUnderstood)
 
 	at := time.Now()
 	command := "remind me to call Marcy Howard tomorrow at three"

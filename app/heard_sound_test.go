@@ -13,6 +13,7 @@ import (
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app/api"
 	"github.com/spirit-app/spirit/app/events"
+	"github.com/spirit-app/spirit/platform/xtest"
 	"github.com/spirit-app/spirit/voice/audio"
 	"github.com/spirit-app/spirit/voice/audio/audiotest"
 )
@@ -62,9 +63,7 @@ func TestHeardCommitmentFromSound(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
-	t.Setenv("XDG_RUNTIME_DIR", dir)
-	t.Setenv("DISPLAY", "")
+	deskless(t, dir)
 	st, err := store.OpenDir(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
@@ -83,15 +82,8 @@ func TestHeardCommitmentFromSound(t *testing.T) {
 	}
 	t.Cleanup(p.close)
 	bubbles := p.bus.Subscribe(events.NudgeShown, 0)
-	defer bubbles.Unsubscribe()
-	stopped := make(chan error, 1)
-	go func() { stopped <- p.sup.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-stopped; err != nil {
-			t.Errorf("supervisor: %v", err)
-		}
-	}()
+	t.Cleanup(bubbles.Unsubscribe)
+	runParts(t, p)
 	cl := startAPI(t, p.core)
 
 	// The microphone is open once Spirit's capture port is in the graph.
@@ -163,17 +155,11 @@ func TestHeardCommitmentFromSound(t *testing.T) {
 	shown(t, ctx, bubbles, fired.ID)
 }
 
-// poll checks cond every 50 ms until it holds or ctx ends.
+// poll checks cond until it holds, failing the test when ctx ends first.
 func poll(t *testing.T, ctx context.Context, what string, cond func() bool) {
 	t.Helper()
-	tick := time.NewTicker(50 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("timed out waiting for %s", what)
-		case <-tick.C:
-		}
+	if err := xtest.Poll(ctx, func() (bool, error) { return cond(), nil }); err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
 	}
 }
 

@@ -102,3 +102,42 @@ func startAPI(t *testing.T, c *Core) *api.Client {
 	}
 	return api.NewClient(info)
 }
+
+// deskless makes the test's Spirit find no desktop: no session bus (the
+// secrets go to a file in dir), no display (the watcher reports nothing,
+// so switches come from the test).
+func deskless(t *testing.T, dir string) {
+	t.Helper()
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	t.Setenv("XDG_RUNTIME_DIR", dir)
+	t.Setenv("DISPLAY", "")
+}
+
+// runParts runs every part under the supervisor, as Run does, until the
+// test ends; the supervisor must stop without an error.
+func runParts(t *testing.T, p *parts) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() { stopped <- p.sup.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-stopped; err != nil {
+			t.Errorf("supervisor: %v", err)
+		}
+	})
+}
+
+// runningParts builds Spirit whole without a desktop, subscribes to the
+// events in mask as a front end would, and runs every part until the test
+// ends.
+func runningParts(t *testing.T, mask events.Type) (*parts, *store.Store, *events.Subscription) {
+	t.Helper()
+	dir := t.TempDir()
+	deskless(t, dir)
+	p, st := newTestParts(t, dir)
+	sub := p.bus.Subscribe(mask, 0)
+	t.Cleanup(sub.Unsubscribe)
+	runParts(t, p)
+	return p, st, sub
+}
