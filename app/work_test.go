@@ -98,6 +98,12 @@ func TestHeartbeatNotifiesOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 
+			// The digest quotes the window in front: the model hears it, the
+			// stored run never keeps it.
+			const onScreen = "On screen: From: Marcy Howard Subject: RE: SNDA comments."
+			w.digest = func() (digest.Analysis, bool) {
+				return digest.Analysis{At: wednesday10.Add(-time.Minute), HUD: "Reading mail", Digest: onScreen}, true
+			}
 			msg := "Marcy Howard needs your SNDA comments by 17:00 today."
 			// The model reads the open commitments, then speaks up.
 			srv.Push(scripted.ToolCalls(llm.ToolCall{ID: "l1", Name: ListCommitmentsName, Input: json.RawMessage(`{}`)}), notifyCall(msg))
@@ -122,10 +128,13 @@ func TestHeartbeatNotifiesOnce(t *testing.T) {
 			}
 			first := reqs[0]
 			prompt := first.Messages[0].Text
-			for _, want := range []string{"Heartbeat", "Marcy Howard: SNDA comments needed today", "Call the Jones client", "15:05"} {
+			for _, want := range []string{"Heartbeat", "Marcy Howard: SNDA comments needed today", "Call the Jones client", "15:05", onScreen} {
 				if !strings.Contains(prompt, want) {
 					t.Errorf("heartbeat prompt lacks %q:\n%s", want, prompt)
 				}
+			}
+			if run, err := st.WorkRun(ctx, o.ID); err != nil || strings.Contains(run.Prompt, "On screen") || !strings.Contains(run.Prompt, "Heartbeat") {
+				t.Errorf("stored heartbeat prompt %q, %v: want it without the digest", run.Prompt, err)
 			}
 			var tools []string
 			for _, tl := range first.Tools {
@@ -535,8 +544,11 @@ func TestHeartbeatSeesTheLatestDigest(t *testing.T) {
 			p, _, _ := newWorkParts(t, "", func() time.Time { return wednesday10 })
 			w := p.core.work
 			w.digest = func() (digest.Analysis, bool) { return tt.analysis, tt.ok }
-			prompt, _ := w.heartbeatPrompt(context.Background(), wednesday10)
-			_, section, found := strings.Cut(prompt, "What the lawyer is doing (the latest digest):\n")
+			prompt, doing, _ := w.heartbeatPrompt(context.Background(), wednesday10)
+			if strings.Contains(prompt, "What the lawyer is doing") {
+				t.Errorf("the digest is in the prompt that is stored:\n%s", prompt)
+			}
+			_, section, found := strings.Cut(prompt+doing, "What the lawyer is doing (the latest digest):\n")
 			if !found {
 				t.Fatalf("heartbeat prompt has no digest section:\n%s", prompt)
 			}

@@ -140,6 +140,10 @@ type Request struct {
 	// Done, if set, hears the outcome once it is recorded and before the
 	// source may run again.
 	Done func(ctx context.Context, o Outcome)
+	// Unstored is appended to Prompt, as is, in what the model is sent,
+	// and never written to work_runs: what the lawyer's screen showed (the
+	// heartbeat's digest of the last minutes) stays in memory.
+	Unstored string
 	// late says the routine's time passed while Spirit was off.
 	late time.Time
 }
