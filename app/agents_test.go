@@ -201,3 +201,58 @@ func waitNudge(t *testing.T, sub *events.Subscription, kind string) store.Nudge 
 		}
 	}
 }
+
+// TestTaskAgentListsOpenCommitments: a task agent has the same
+// list_open_commitments tool as the work runner, and reads the lawyer's
+// real open commitments with it, in both protocols.
+func TestTaskAgentListsOpenCommitments(t *testing.T) {
+	for _, protocol := range []string{setup.Anthropic, setup.OpenAI} {
+		t.Run(protocol, func(t *testing.T) {
+			ctx := context.Background()
+			p, _, srv := newWorkParts(t, protocol, time.Now)
+			c := p.core
+			if _, err := c.Heard(ctx, "I'll check the title commitment on Halcyon", time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			rctx, stop := context.WithCancel(ctx)
+			done := make(chan struct{})
+			go func() { c.tasks.Run(rctx); close(done) }()
+			defer func() { stop(); <-done }()
+
+			plan, _ := json.Marshal(map[string]any{"steps": []string{"List what I promised"}})
+			finish, _ := json.Marshal(map[string]any{"summary": "One promise: the title commitment"})
+			srv.Push(scripted.ToolCalls(llm.ToolCall{ID: "p", Name: "submit_plan", Input: plan}),
+				scripted.ToolCalls(llm.ToolCall{ID: "l", Name: ListCommitmentsName, Input: json.RawMessage(`{}`)}),
+				scripted.ToolCalls(llm.ToolCall{ID: "f", Name: "finish_task", Input: finish}),
+				scripted.ToolCalls(llm.ToolCall{ID: "v", Name: "give_verdict", Input: json.RawMessage(`{"verdict":"verified"}`)}))
+			tk, err := c.startTask(ctx, task.NewTask{Prompt: "What did I promise on calls today?", Origin: "voice"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the agent verified", func() bool {
+				got, err := task.Get(ctx, p.core.store, tk.Session)
+				return err == nil && got.Status == store.StatusVerified
+			})
+			reqs := srv.Requests()
+			var offered bool
+			for _, tl := range reqs[1].Tools {
+				offered = offered || tl.Name == ListCommitmentsName
+			}
+			if !offered {
+				t.Errorf("tools offered to the agent lack %s", ListCommitmentsName)
+			}
+			var result string
+			for _, m := range reqs[2].Messages {
+				for _, r := range m.ToolResults {
+					if r.CallID == "l" {
+						result = r.Content
+					}
+				}
+			}
+			if !strings.Contains(result, `"task":"check the title commitment on Halcyon"`) ||
+				!strings.Contains(result, `"words":"I'll check the title commitment on Halcyon"`) {
+				t.Errorf("list_open_commitments gave the agent %q", result)
+			}
+		})
+	}
+}

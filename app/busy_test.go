@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"io"
-	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -48,21 +46,7 @@ func TestSayWhileTheDatabaseIsLocked(t *testing.T) {
 	ctx := t.Context()
 	dir := t.TempDir()
 	c, st := newTestCore(t, dir)
-	srv := api.New(c, api.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
-	if _, err := srv.Start(ctx, dir); err != nil {
-		t.Fatal(err)
-	}
-	ran := make(chan error, 1)
-	go func() { ran <- srv.Run(context.Background()) }()
-	t.Cleanup(func() {
-		srv.Shutdown(context.Background())
-		<-ran
-	})
-	info, err := api.ReadInfo(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client := api.NewClient(info)
+	client := startAPI(t, c)
 	health := func() api.Health {
 		t.Helper()
 		h, err := client.Health(ctx)
@@ -77,7 +61,7 @@ func TestSayWhileTheDatabaseIsLocked(t *testing.T) {
 
 	release := holdDatabase(t, st.Path())
 	waits := st.BusyWaits()
-	_, err = client.Say(ctx, "pause listening")
+	_, err := client.Say(ctx, "pause listening")
 	se, ok := errors.AsType[*api.StatusError](err)
 	if !ok {
 		t.Fatalf("POST /say while locked: error %v, want an *api.StatusError 503 the database is busy", err)

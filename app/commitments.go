@@ -15,6 +15,7 @@ import (
 	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/reminders"
 	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/agents/task"
 	"github.com/spirit-app/spirit/agents/work"
 	"github.com/spirit-app/spirit/agents/work/pace"
 	"github.com/spirit-app/spirit/app/settings"
@@ -421,27 +422,46 @@ func (c *Core) RemindCommitment(ctx context.Context, id int64, at time.Time) (st
 	return c.remindCommitment(ctx, sc, &at, c.now())
 }
 
-// ListCommitmentsName is the name of the work runner's read-only tool
-// that lists open commitments (issue 14 §1).
+// ListCommitmentsName is the name of the read-only tool that lists open
+// commitments (issue 14 §1), for the work runner and the task agents.
 const ListCommitmentsName = "list_open_commitments"
 
 // maxToolWords bounds the words quoted per commitment to the model.
 const maxToolWords = 300
 
-// listCommitments is the list_open_commitments tool for package work: what
-// the lawyer said on calls and has no reminder for yet. It implements
-// work.Tool; parts.go gives it to the work runner (Options.Tools).
+// listCommitments is the list_open_commitments tool: what the lawyer said
+// on calls and has no reminder for yet. It implements work.Tool and
+// task.Tool; build gives the same tools to both runners (commitmentTools).
 type listCommitments struct {
 	store *store.Store
 	loc   *time.Location // dates are shown here
 }
 
-var _ work.Tool = listCommitments{}
+var (
+	_ work.Tool = listCommitments{}
+	_ task.Tool = listCommitments{}
+)
 
-// commitmentTools are the work runner's tools about commitments, for
-// work.Options.Tools.
-func (c *Core) commitmentTools() []work.Tool {
-	return []work.Tool{listCommitments{store: c.store, loc: c.now().Location()}}
+// commitmentTools are the read-only tools about commitments, dates in
+// loc: the one list both the work runner (work.Options.Tools) and the
+// task agents (task.Options.Tools) are given.
+func commitmentTools(st *store.Store, loc *time.Location) []listCommitments {
+	return []listCommitments{{store: st, loc: loc}}
+}
+
+// asTools gives tools as a runner's own Tool type (work.Tool, task.Tool);
+// the var block above checks at compile time that listCommitments is both.
+func asTools[T any](ts []listCommitments) []T {
+	out := make([]T, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, any(t).(T))
+	}
+	return out
+}
+
+// commitmentTools is the package function on the core's store and clock.
+func (c *Core) commitmentTools() []listCommitments {
+	return commitmentTools(c.store, c.now().Location())
 }
 
 func (listCommitments) Name() string { return ListCommitmentsName }

@@ -209,6 +209,8 @@ func (c *Core) setToggle(ctx context.Context, key string, paused bool, by string
 		if err := c.watch.SetPaused(ctx, paused); err != nil { // the watcher is gone before we say so
 			return fmt.Errorf("pause watching: %w", err)
 		}
+		// The analysis loop forgets what it was told of the screen.
+		c.bus.Log(events.WatchingPaused, paused)
 	}
 	what := strings.TrimSuffix(key, ".paused")
 	verb := "resumed"
@@ -282,6 +284,10 @@ func (c *Core) Health(ctx context.Context) api.Health {
 	h.Subsystems["mail"] = c.mail.health(ctx, h.Counters)
 	h.Subsystems["calendars"] = c.calendarHealth(ctx, h.Counters)
 	h.Agent = c.digestStats()
+	if c.work != nil {
+		ws := c.work.runner.Stats()
+		h.Work = &ws
+	}
 	if bus, ok := c.bus.(*events.Bus); ok {
 		h.Counters["events_published"] = bus.Published()
 		h.Counters["events_dropped"] = bus.Dropped()
@@ -354,6 +360,7 @@ func (c *Core) Say(ctx context.Context, text string) (api.SayResult, error) {
 func (c *Core) Heard(ctx context.Context, text string, at time.Time) (api.SayResult, error) {
 	in, addressed := c.understand(ctx, text, at)
 	c.heard.Add(1)
+	c.bus.Log(events.UtteranceUnderstood, events.Utterance{Text: text, At: at, Intent: heardIntent(in, addressed)})
 	if days := c.retentionDays(ctx); days > 0 {
 		if _, err := c.store.AddTranscript(ctx, store.Transcript{TS: at, Text: text, Intent: string(in.Kind)}); err != nil {
 			c.log.Error("keep transcript", "err", err)
@@ -368,6 +375,16 @@ func (c *Core) Heard(ctx context.Context, text string, at time.Time) (api.SayRes
 	c.commands.Add(1)
 	c.event(ctx, "voice", "command", string(in.Kind)+": "+text)
 	return c.handle(ctx, in, at, "voice")
+}
+
+// heardIntent is an utterance's Intent on the stream: "" only for words
+// not meant for Spirit, so a command, and words led by the wake phrase
+// that Spirit could not read, are never taken for conversation.
+func heardIntent(in intent.Intent, addressed bool) string {
+	if in.Kind == intent.None && !addressed {
+		return ""
+	}
+	return string(in.Kind)
 }
 
 // parseOptions reads the wake-phrase setting (off by default).

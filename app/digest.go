@@ -21,8 +21,9 @@ const partDigest = "digest"
 // switches, speech and screen reads between two ticks.
 const digestBuffer = 128
 
-// digestTypes are the events the loop reads.
-const digestTypes = events.AppSwitched | events.UtteranceHeard | events.ScreenTextRead
+// digestTypes are the events the loop reads: speech once the commands
+// part has read it, so a command is not taken for conversation.
+const digestTypes = events.AppSwitched | events.UtteranceUnderstood | events.ScreenTextRead | events.WatchingPaused
 
 // errNoDigest is the answer of a core built without the loop.
 var errNoDigest = fmt.Errorf("the analysis loop is not running: %w", api.ErrNotFound)

@@ -42,11 +42,9 @@ func TestSwitchTravelsToABubble(t *testing.T) {
 	if _, err := os.Stat(path); err != nil {
 		t.Skip("shared glance cases not present")
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx := context.Background()
 	dir := t.TempDir()
-	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
-	t.Setenv("XDG_RUNTIME_DIR", dir)
-	t.Setenv("DISPLAY", "") // the watcher finds no display: switches come from the test
+	deskless(t, dir) // the watcher finds no display: switches come from the test
 	p, st := newTestParts(t, dir)
 	ix := index.New(st)
 	a, err := ix.AddAccount(ctx, index.Account{Kind: index.KindMbox, Name: "Dana Whitfield", Address: "dana.whitfield@hartleyross.com"})
@@ -63,15 +61,8 @@ func TestSwitchTravelsToABubble(t *testing.T) {
 	conn.Close()
 
 	front := p.bus.Subscribe(events.NudgeShown|events.ServiceChanged, 0)
-	defer front.Unsubscribe()
-	stopped := make(chan error, 1)
-	go func() { stopped <- p.sup.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-stopped; err != nil {
-			t.Errorf("supervisor: %v", err)
-		}
-	}()
+	t.Cleanup(front.Unsubscribe)
+	runParts(t, p)
 
 	p.bus.Log(events.AppSwitched, screen.Switch{App: "Microsoft Outlook", Title: "RE: SNDA - Brooklyn Gardens - Message (HTML)", At: time.Now()})
 	timeout := time.After(20 * time.Second)

@@ -6,32 +6,60 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/agents/work"
 	"github.com/spirit-app/spirit/app/events"
 	"github.com/spirit-app/spirit/app/settings"
 )
 
-// maintainEvery is how often transcripts past their retention are deleted.
+// maintainEvery is how often maintenance runs: transcripts past their
+// retention, old work runs.
 const maintainEvery = 6 * time.Hour
 
-// maintain deletes transcripts past their retention, now and every few hours.
+// How long work runs are kept: their outcomes for a month (the world log
+// keeps its own line of each), a heartbeat's prompt for a week. A
+// heartbeat's prompt is written by code from the world log, up to about
+// 18 KB every half hour; past a week nobody reads it.
+const (
+	workRunsKept         = 30 * 24 * time.Hour
+	heartbeatPromptsKept = 7 * 24 * time.Hour
+)
+
+// maintain runs maintainOnce now and every few hours.
 func (c *Core) maintain(ctx context.Context) error {
 	t := time.NewTicker(maintainEvery)
 	defer t.Stop()
 	for {
-		days := c.retentionDays(ctx)
-		cutoff := c.now().AddDate(0, 0, -days)
-		if n, err := c.store.PurgeTranscripts(ctx, cutoff); err != nil {
-			if ctx.Err() == nil {
-				c.log.Error("purge transcripts", "err", err)
-			}
-		} else if n > 0 {
-			c.event(ctx, "system", "transcripts", fmt.Sprintf("deleted %d transcripts older than %d days", n, days))
-		}
+		c.maintainOnce(ctx)
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
 		}
+	}
+}
+
+// maintainOnce deletes transcripts past their retention and prunes old
+// work runs. A failure is logged: the next pass tries again.
+func (c *Core) maintainOnce(ctx context.Context) {
+	now := c.now()
+	days := c.retentionDays(ctx)
+	if n, err := c.store.PurgeTranscripts(ctx, now.AddDate(0, 0, -days)); err != nil {
+		if ctx.Err() == nil {
+			c.log.Error("purge transcripts", "err", err)
+		}
+	} else if n > 0 {
+		c.event(ctx, "system", "transcripts", fmt.Sprintf("deleted %d transcripts older than %d days", n, days))
+	}
+	deleted, cleared, err := c.store.PruneWorkRuns(ctx, store.WorkPrune{RunsBefore: now.Add(-workRunsKept),
+		Source: string(work.SourceHeartbeat), PromptsBefore: now.Add(-heartbeatPromptsKept)})
+	switch {
+	case err != nil:
+		if ctx.Err() == nil {
+			c.log.Error("prune work runs", "err", err)
+		}
+	case deleted > 0 || cleared > 0:
+		c.log.Info("work runs pruned", "deleted", deleted, "heartbeat_prompts_cleared", cleared)
 	}
 }
 

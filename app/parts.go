@@ -65,6 +65,9 @@ type partsConfig struct {
 	Version string
 	Log     *slog.Logger
 	Now     func() time.Time // nil: time.Now
+	// Transcriber, if set, stands in for whisper (listen.ServiceOptions):
+	// tests that play speech through a sound card give the words.
+	Transcriber listen.Transcriber
 }
 
 // build constructs every part, wired through the event stream.
@@ -96,11 +99,13 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 		Provider:  keys.agent,
 		Drafts:    drafter{ix: ix, keys: keys, mail: mailSync, log: log},
 		Reminders: rem,
-		Tools:     calTools,
-		Writes:    calWrites,
-		Listener:  ann,
-		Now:       now,
-		Log:       log.With("part", partAgents),
+		// The calendar's tools and list_open_commitments, the same
+		// values the work runner is given.
+		Tools:    append(asTools[task.Tool](commitmentTools(st, now().Location())), calTools...),
+		Writes:   calWrites,
+		Listener: ann,
+		Now:      now,
+		Log:      log.With("part", partAgents),
 	})
 	loadSettings := func(ctx context.Context) (settings.Settings, error) { return settings.Load(ctx, st) }
 	exclusions := func(ctx context.Context) *screen.Exclusions {
@@ -130,10 +135,11 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 		},
 		// What was heard is acted on by the commands part: the microphone
 		// never waits for a command to be carried out.
-		OnHeard:  func(h listen.Heard) { bus.Log(events.UtteranceHeard, events.Utterance{Text: h.Text, At: h.At}) },
-		OnSpeech: func(on bool) { bus.Log(events.SpeechHearing, on) },
-		OnState:  ann.statusChanged,
-		Log:      log,
+		OnHeard:     func(h listen.Heard) { bus.Log(events.UtteranceHeard, events.Utterance{Text: h.Text, At: h.At}) },
+		OnSpeech:    func(on bool) { bus.Log(events.SpeechHearing, on) },
+		OnState:     ann.statusChanged,
+		Transcriber: cfg.Transcriber,
+		Log:         log,
 	})
 
 	c := newCore(coreParts{
@@ -239,11 +245,14 @@ func exactHeader(h a11y.MessageHeader, err error) (glance.ExactHeader, error) {
 }
 
 // switched records an app switch and puts it on the stream. An excluded
-// window's title is never stored or passed on.
+// window's title is never stored or passed on: the stream hears only that
+// a private window came to the front, and when, so that the analysis loop
+// stops describing (and forgets the text of) the window before it.
 func switched(bus events.Logger, record func(context.Context, string, string, string)) func(context.Context, screen.Switch) {
 	return func(ctx context.Context, sw screen.Switch) {
 		if sw.Excluded {
 			record(ctx, "screen", sw.App, "switched to an excluded app ("+sw.ExcludedBy+"): not looked at")
+			bus.Log(events.AppSwitched, screen.Switch{Excluded: true, At: sw.At})
 			return
 		}
 		if sw.PaneChanged {

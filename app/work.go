@@ -75,7 +75,7 @@ func newWork(c *Core, ix *index.Index, load func(context.Context) (settings.Sett
 		Policy:   c.pacing,
 		Paused:   c.spiritPaused,
 		// The calendar's read tools too: the heartbeat may look ahead.
-		Tools: append(c.commitmentTools(), calendarWorkTools(c.store, ix, c.now)...),
+		Tools: append(asTools[work.Tool](c.commitmentTools()), calendarWorkTools(c.store, ix, c.now)...),
 		Now:   c.now,
 		Log:   log,
 	})
@@ -213,10 +213,11 @@ const heartbeatCursor = "heartbeat"
 // The world log's cursor moves only once the model has read the lines, so
 // a heartbeat that was skipped or failed leaves them to the next.
 func (w *workPart) heartbeatRequest(ctx context.Context, s settings.Settings, now time.Time) work.Request {
-	prompt, last := w.heartbeatPrompt(ctx, now)
+	prompt, doing, last := w.heartbeatPrompt(ctx, now)
 	return work.Request{
 		Source:    work.SourceHeartbeat,
 		Prompt:    prompt,
+		Unstored:  doing,
 		InputGate: activeHours(s.WorkActiveHours).Gate(now.Location()),
 		Done: func(ctx context.Context, o work.Outcome) {
 			read := o.Status == store.WorkDone || o.Reason == work.ReasonAck || o.Reason == work.ReasonDuplicate
@@ -242,8 +243,10 @@ func (w *workPart) heartbeat(ctx context.Context) (work.Outcome, error) {
 
 // heartbeatPrompt is what the heartbeat reviews, and the id of the last
 // world-log entry in it. Every part is read by code; one that cannot be
-// read says so rather than failing the beat.
-func (w *workPart) heartbeatPrompt(ctx context.Context, now time.Time) (string, int64) {
+// read says so rather than failing the beat. The digest of what the lawyer
+// is doing comes apart, as doing: it may quote the window in front, so it
+// goes to the model (work.Request.Unstored) and is never stored.
+func (w *workPart) heartbeatPrompt(ctx context.Context, now time.Time) (prompt, doing string, last int64) {
 	var b strings.Builder
 	loc := now.Location()
 	clock := func(t time.Time) string { return t.In(loc).Format("Mon 2 Jan 15:04") }
@@ -266,7 +269,6 @@ func (w *workPart) heartbeatPrompt(ctx context.Context, now time.Time) (string, 
 
 	var (
 		world []string
-		last  int64
 		es    []store.Entry
 	)
 	cursor, err := w.store.Cursor(ctx, heartbeatCursor)
@@ -339,7 +341,7 @@ func (w *workPart) heartbeatPrompt(ctx context.Context, now time.Time) (string, 
 	}
 	section("Meetings still to come today (from the lawyer's calendars)", meetings, err)
 
-	var doing []string
+	var recent []string
 	if w.digest != nil {
 		// Only a recent digest says what the lawyer is doing now.
 		if a, ok := w.digest(); ok && now.Sub(a.At) < HeartbeatEvery {
@@ -347,11 +349,13 @@ func (w *workPart) heartbeatPrompt(ctx context.Context, now time.Time) (string, 
 			if text == "" {
 				text = a.HUD
 			}
-			doing = append(doing, fmt.Sprintf("%s (at %s)", oneLine(text, 4*heartbeatLineRunes), a.At.In(loc).Format("15:04")))
+			recent = append(recent, fmt.Sprintf("%s (at %s)", oneLine(text, 4*heartbeatLineRunes), a.At.In(loc).Format("15:04")))
 		}
 	}
-	section("What the lawyer is doing (the latest digest)", doing, nil)
-	return b.String(), last
+	prompt = b.String()
+	b.Reset()
+	section("What the lawyer is doing (the latest digest)", recent, nil)
+	return prompt, b.String(), last
 }
 
 // endOfDay is the midnight that ends now's day, on its wall clock.

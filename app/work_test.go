@@ -101,6 +101,12 @@ func TestHeartbeatNotifiesOnce(t *testing.T) {
 				t.Fatal(err)
 			}
 
+			// The digest quotes the window in front: the model hears it, the
+			// stored run never keeps it.
+			const onScreen = "On screen: From: Marcy Howard Subject: RE: SNDA comments."
+			w.digest = func() (digest.Analysis, bool) {
+				return digest.Analysis{At: wednesday10.Add(-time.Minute), HUD: "Reading mail", Digest: onScreen}, true
+			}
 			msg := "Marcy Howard needs your SNDA comments by 17:00 today."
 			// The model reads the open commitments, then speaks up.
 			srv.Push(scripted.ToolCalls(llm.ToolCall{ID: "l1", Name: ListCommitmentsName, Input: json.RawMessage(`{}`)}), notifyCall(msg))
@@ -125,10 +131,13 @@ func TestHeartbeatNotifiesOnce(t *testing.T) {
 			}
 			first := reqs[0]
 			prompt := first.Messages[0].Text
-			for _, want := range []string{"Heartbeat", "Marcy Howard: SNDA comments needed today", "Call the Jones client", "15:05"} {
+			for _, want := range []string{"Heartbeat", "Marcy Howard: SNDA comments needed today", "Call the Jones client", "15:05", onScreen} {
 				if !strings.Contains(prompt, want) {
 					t.Errorf("heartbeat prompt lacks %q:\n%s", want, prompt)
 				}
+			}
+			if run, err := st.WorkRun(ctx, o.ID); err != nil || strings.Contains(run.Prompt, "On screen") || !strings.Contains(run.Prompt, "Heartbeat") {
+				t.Errorf("stored heartbeat prompt %q, %v: want it without the digest", run.Prompt, err)
 			}
 			var tools []string
 			for _, tl := range first.Tools {
@@ -159,6 +168,12 @@ func TestHeartbeatNotifiesOnce(t *testing.T) {
 			// The second heartbeat's world log starts after the first.
 			if p2 := srv.Requests()[2].Messages[0].Text; strings.Contains(p2, "Marcy Howard: SNDA comments needed today") {
 				t.Errorf("second heartbeat repeats the world log before the first:\n%s", p2)
+			}
+			// /health counts both runs, and what their three calls cost.
+			h := c.Health(ctx)
+			if h.Work == nil || h.Work.Runs != 2 || h.Work.Delivered != 1 || h.Work.Skips[work.ReasonDuplicate] != 1 ||
+				h.Work.Errors != 0 || h.Work.TokensIn != int64(o.Usage.InputTokens+o2.Usage.InputTokens) || h.Work.TokensIn == 0 {
+				t.Errorf("/health work = %+v", h.Work)
 			}
 		})
 	}
@@ -362,9 +377,15 @@ func TestWorkPartRunsDueRoutines(t *testing.T) {
 // 202 with its id; GET /work/{id} gives its outcome; bad bodies are 400s
 // that say what is wrong, with the token and Host checks of every route.
 func TestWorkWebhook(t *testing.T) {
+	for _, protocol := range []string{setup.Anthropic, setup.OpenAI} {
+		t.Run(protocol, func(t *testing.T) { testWorkWebhook(t, protocol) })
+	}
+}
+
+func testWorkWebhook(t *testing.T, protocol string) {
 	ctx := context.Background()
 	clock := &workClock{t: wednesday10}
-	p, _, srv := newWorkParts(t, setup.OpenAI, clock.now)
+	p, _, srv := newWorkParts(t, protocol, clock.now)
 	c := p.core
 	rec := record(c)
 	dir := t.TempDir()
@@ -526,8 +547,11 @@ func TestHeartbeatSeesTheLatestDigest(t *testing.T) {
 			p, _, _ := newWorkParts(t, "", func() time.Time { return wednesday10 })
 			w := p.core.work
 			w.digest = func() (digest.Analysis, bool) { return tt.analysis, tt.ok }
-			prompt, _ := w.heartbeatPrompt(context.Background(), wednesday10)
-			_, section, found := strings.Cut(prompt, "What the lawyer is doing (the latest digest):\n")
+			prompt, doing, _ := w.heartbeatPrompt(context.Background(), wednesday10)
+			if strings.Contains(prompt, "What the lawyer is doing") {
+				t.Errorf("the digest is in the prompt that is stored:\n%s", prompt)
+			}
+			_, section, found := strings.Cut(prompt+doing, "What the lawyer is doing (the latest digest):\n")
 			if !found {
 				t.Fatalf("heartbeat prompt has no digest section:\n%s", prompt)
 			}
@@ -599,7 +623,7 @@ func TestHeartbeatSeesTodaysMeetings(t *testing.T) {
 	if _, err := calendar.Sync(t.Context(), st, c, calendar.SyncOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	prompt, _ := p.core.work.heartbeatPrompt(t.Context(), wednesday10)
+	prompt, _, _ := p.core.work.heartbeatPrompt(t.Context(), wednesday10)
 	_, section, found := strings.Cut(prompt, "Meetings still to come today (from the lawyer's calendars):\n")
 	if !found {
 		t.Fatalf("no meetings section:\n%s", prompt)
@@ -607,5 +631,53 @@ func TestHeartbeatSeesTodaysMeetings(t *testing.T) {
 	section, _, _ = strings.Cut(section, "\n\n")
 	if want := "- 14:00–15:00 “Call re SNDA” with Marcy Howard"; section != want {
 		t.Errorf("meetings section = %q, want %q", section, want)
+	}
+}
+
+// TestMaintenancePrunesWorkRuns: Spirit's maintenance pass, on a real
+// file, deletes work runs past a month and clears heartbeat prompts past
+// a week, keeping the lawyer's own prompts and anything recent.
+func TestMaintenancePrunesWorkRuns(t *testing.T) {
+	ctx := context.Background()
+	clock := &testClock{t: mon}
+	c, st := newClockedCore(t, clock)
+	run := func(source work.Source) int64 {
+		t.Helper()
+		r, err := st.CreateWorkRun(ctx, store.NewWorkRun{Source: string(source), Prompt: "World log since 09:30: …"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.StartWorkRun(ctx, r.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := st.FinishWorkRun(ctx, r.ID, store.WorkOutcome{State: store.WorkSkip, Reason: "ack", Text: "skip ack"}); err != nil {
+			t.Fatal(err)
+		}
+		return r.ID
+	}
+	day := 24 * time.Hour
+	old := run(work.SourceHeartbeat)
+	clock.Advance(25 * day)
+	beat, routine := run(work.SourceHeartbeat), run(work.RoutineSource(4))
+	clock.Advance(8 * day)
+	recent := run(work.SourceHeartbeat)
+
+	c.maintainOnce(ctx)
+	if _, err := st.WorkRun(ctx, old); !errors.Is(err, store.ErrNotFound) {
+		t.Errorf("a run of 33 days ago: %v, want it deleted", err)
+	}
+	for _, w := range []struct {
+		name   string
+		id     int64
+		prompt bool
+	}{{"heartbeat of 8 days ago", beat, false}, {"routine of 8 days ago", routine, true}, {"heartbeat just now", recent, true}} {
+		r, err := st.WorkRun(ctx, w.id)
+		if err != nil {
+			t.Errorf("%s: %v", w.name, err)
+			continue
+		}
+		if got := r.Prompt != ""; got != w.prompt {
+			t.Errorf("%s: prompt kept %v, want %v", w.name, got, w.prompt)
+		}
 	}
 }

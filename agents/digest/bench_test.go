@@ -32,7 +32,7 @@ func TestBenchDigest(t *testing.T) {
 		clk.t = clk.t.Add(2 * time.Second)
 		k := i % len(titles)
 		l.Observe(sw(clk.t, procs[k], titles[k]))
-		l.Observe(events.Event{Type: events.UtteranceHeard, Data: events.Utterance{Text: "we will send the estoppel certificate by Friday", At: clk.t}})
+		l.Observe(events.Event{Type: events.UtteranceUnderstood, Data: events.Utterance{Text: "we will send the estoppel certificate by Friday", At: clk.t}})
 		start := time.Now()
 		if _, ran := l.Tick(ctx); !ran {
 			t.Fatal("a tick with news skipped")

@@ -38,9 +38,12 @@ type ScreenRead struct {
 	At    time.Time `json:"at"`
 	App   string    `json:"app"` // the product name
 	Chars int       `json:"chars"`
-	// Text is what was read, when the reader passed it on; the glance
-	// reports only the amount, so it is often empty.
+	// Text is what was read, while its window is in front: it is dropped
+	// at the next switch, on a pause and for a private window, and is
+	// never stored (see inputs.read).
 	Text string `json:"text,omitempty"`
+	// switched is the At of the switch the read belongs to.
+	switched time.Time
 }
 
 // Current is the window in front.
@@ -89,15 +92,25 @@ type inputs struct {
 	reads      []ScreenRead
 	current    *Current
 	callSince  time.Time
+	// lastSwitch is the At of the latest switch, private ones included:
+	// only a read of that switch's window may keep its text.
+	lastSwitch time.Time
+	// paused is set by a pause of the screen watcher and cleared by the
+	// next switch (the watcher reports one when it resumes): reads that
+	// end meanwhile keep no text.
+	paused bool
 }
 
 // switched records a switch. A private window replaces the current one
 // with one that has no title, so the window before it is not described
-// as if it were still in front.
+// as if it were still in front. The text read off the window left behind
+// is forgotten: it was "on screen" only while it was in front.
 func (in *inputs) switched(s Switch) {
 	if s.Private {
 		s.Title = ""
 	}
+	in.forgetText()
+	in.lastSwitch, in.paused = s.At, false
 	in.switches = appendBounded(in.switches, s)
 	same := in.current != nil && in.current.App == s.App && in.current.Title == s.Title && in.current.Private == s.Private
 	if !same {
@@ -118,7 +131,34 @@ func (in *inputs) heard(u Utterance) {
 	in.utterances = appendBounded(in.utterances, u)
 }
 
-func (in *inputs) read(r ScreenRead) { in.reads = appendBounded(in.reads, r) }
+// read records what the glance read. Its text is kept, cut to
+// maxScreenRunes, only when it was read off the window in front now: not
+// a private window's, not one left behind since (a read that ended after
+// a switch), not while the watcher is paused.
+func (in *inputs) read(r ScreenRead) {
+	keep := !in.paused && in.current != nil && !in.current.Private &&
+		!in.lastSwitch.IsZero() && r.switched.Equal(in.lastSwitch)
+	if keep {
+		r.Text = clip(r.Text, maxScreenRunes)
+	} else {
+		r.Text = ""
+	}
+	in.reads = appendBounded(in.reads, r)
+}
+
+// pausedWatching forgets the screen's text and keeps none until the next
+// switch.
+func (in *inputs) pausedWatching() {
+	in.forgetText()
+	in.paused = true
+}
+
+// forgetText drops the text of every read, keeping how much was read.
+func (in *inputs) forgetText() {
+	for i := range in.reads {
+		in.reads[i].Text = ""
+	}
+}
 
 // prune drops what fell out of the window before now.
 func (in *inputs) prune(cutoff time.Time) {
@@ -160,8 +200,10 @@ func (in *inputs) context(now time.Time, window time.Duration) Context {
 	if cur := c.Current; cur != nil && !cur.Private {
 		for i := len(in.reads) - 1; i >= 0; i-- {
 			r := in.reads[i]
-			if r.App == cur.App && !r.At.Before(cur.Since) {
-				r.Text = clip(r.Text, maxScreenRunes)
+			// The glance names the app as the window list does, the switch
+			// as the process does: the read's switch says it is this window.
+			this := r.App == cur.App || (!r.switched.IsZero() && r.switched.Equal(in.lastSwitch))
+			if this && !r.At.Before(cur.Since) {
 				c.Screen = &r
 				break
 			}

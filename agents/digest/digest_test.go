@@ -164,7 +164,7 @@ func TestTickIdleSkip(t *testing.T) {
 		{"nothing yet", nil, false, ""},
 		{"a switch", []events.Event{sw(t0, "OUTLOOK.EXE", "RE: SNDA - Message (HTML)")}, true, "Reading ‘RE: SNDA’ in Outlook"},
 		{"quiet", nil, false, "Reading ‘RE: SNDA’ in Outlook"},
-		{"a command is not ambient speech", []events.Event{{Type: events.UtteranceHeard, Data: events.Utterance{Text: "remind me", At: t0, Intent: "remind"}}}, false, "Reading ‘RE: SNDA’ in Outlook"},
+		{"a command is not ambient speech", []events.Event{{Type: events.UtteranceUnderstood, Data: events.Utterance{Text: "remind me", At: t0, Intent: "remind"}}}, false, "Reading ‘RE: SNDA’ in Outlook"},
 		{"an unrelated event", []events.Event{{Type: events.MailSynced, Data: events.MailSync{}}}, false, "Reading ‘RE: SNDA’ in Outlook"},
 		{"to word", []events.Event{sw(t0.Add(90*time.Second), "WINWORD.EXE", "Document1 - Word")}, true, "Drafting in Word"},
 		{"quiet again", nil, false, "Drafting in Word"},
@@ -255,14 +255,14 @@ func TestContextWindow(t *testing.T) {
 	clk := &clock{t: t0}
 	l := New(Options{Now: clk.now})
 	l.Observe(sw(t0.Add(-5*time.Minute), "thunderbird", "Old thing - Mozilla Thunderbird"))
-	l.Observe(events.Event{Type: events.UtteranceHeard, Data: events.Utterance{Text: "said long ago", At: t0.Add(-4 * time.Minute)}})
+	l.Observe(events.Event{Type: events.UtteranceUnderstood, Data: events.Utterance{Text: "said long ago", At: t0.Add(-4 * time.Minute)}})
 	l.Observe(sw(t0.Add(-90*time.Second), "OUTLOOK.EXE", "RE: SNDA - Message (HTML)"))
 	l.Observe(events.Event{Type: events.ScreenTextRead, Time: t0.Add(-80 * time.Second), Data: events.ScreenText{App: "Microsoft Outlook", Chars: 120}})
 	l.Observe(events.Event{Type: events.AppSwitched, Time: t0.Add(-60 * time.Second),
 		Data: screen.Switch{App: "KeePassXC", Title: "", Excluded: true, ExcludedBy: "built-in", At: t0.Add(-60 * time.Second)}})
 	l.Observe(sw(t0.Add(-30*time.Second), "OUTLOOK.EXE", "RE: SNDA - Message (HTML)"))
 	for i := range 7 {
-		l.Observe(events.Event{Type: events.UtteranceHeard, Data: events.Utterance{Text: fmt.Sprintf("line %d", i), At: t0.Add(time.Duration(i-7) * time.Second)}})
+		l.Observe(events.Event{Type: events.UtteranceUnderstood, Data: events.Utterance{Text: fmt.Sprintf("line %d", i), At: t0.Add(time.Duration(i-7) * time.Second)}})
 	}
 	c := l.Context()
 	if fmt.Sprint(c.AppHistory()) != "[Outlook a private window Outlook]" {
@@ -341,7 +341,7 @@ func TestModelPath(t *testing.T) {
 				t.Helper()
 				clk.t = clk.t.Add(30 * time.Second)
 				l.Observe(sw(clk.t, "OUTLOOK.EXE", title))
-				l.Observe(events.Event{Type: events.UtteranceHeard, Data: events.Utterance{Text: "Dana asked about the estoppel", At: clk.t}})
+				l.Observe(events.Event{Type: events.UtteranceUnderstood, Data: events.Utterance{Text: "Dana asked about the estoppel", At: clk.t}})
 				a, ran := l.Tick(t.Context())
 				if !ran {
 					t.Fatal("tick skipped with news")
@@ -388,5 +388,70 @@ func TestPrivateWindowNeverReachesModel(t *testing.T) {
 	}
 	if b, _ := json.Marshal(l.Context()); strings.Contains(string(b), "bank login") || strings.Contains(string(b), "KeePass") {
 		t.Errorf("a private title is kept: %s", b)
+	}
+}
+
+// TestScreenTextKept: the text the glance read is in the context only
+// while its window is in front, cut to size, and never for a private
+// window, a window left behind, or while watching is paused.
+func TestScreenTextKept(t *testing.T) {
+	long := strings.Repeat("Dana, please confirm receipt of our offer. ", 40)
+	outlook := func(at time.Time) events.Event { return sw(at, "OUTLOOK.EXE", "RE: SNDA - Message (HTML)") }
+	read := func(at, switched time.Time, text string) events.Event {
+		return events.Event{Type: events.ScreenTextRead, Time: at,
+			Data: events.ScreenText{App: "Microsoft Outlook", Chars: len([]rune(text)), Text: text, Switched: switched}}
+	}
+	private := func(at time.Time) events.Event {
+		return events.Event{Type: events.AppSwitched, Time: at, Data: screen.Switch{Excluded: true, At: at}}
+	}
+	paused := func(at time.Time, on bool) events.Event {
+		return events.Event{Type: events.WatchingPaused, Time: at, Data: on}
+	}
+	a, b, c := t0.Add(-60*time.Second), t0.Add(-40*time.Second), t0.Add(-20*time.Second)
+	hdr := "From: Marcy Howard <marcy@howardlaw.com>\nSubject: RE: SNDA"
+	tests := []struct {
+		name   string
+		events []events.Event
+		want   string // the context's screen text; "" none
+	}{
+		{"read of the window in front", []events.Event{outlook(a), read(b, a, hdr)}, "From: Marcy Howard <marcy@howardlaw.com> Subject: RE: SNDA"},
+		{"cut to size", []events.Event{outlook(a), read(b, a, long)}, clip(long, maxScreenRunes)},
+		{"gone after a switch", []events.Event{outlook(a), read(b, a, hdr), sw(c, "WINWORD.EXE", "Lease.docx - Word")}, ""},
+		{"gone after another message in the pane", []events.Event{outlook(a), read(b, a, hdr), outlook(c)}, ""},
+		{"a read that ends after the switch is not the new window's", []events.Event{outlook(a), sw(b, "OUTLOOK.EXE", "Inbox - Outlook"), read(c, a, hdr)}, ""},
+		{"a private window in front", []events.Event{outlook(a), read(b, a, hdr), private(c)}, ""},
+		{"a read while a private window is in front", []events.Event{private(a), read(b, a, hdr)}, ""},
+		{"gone on a pause", []events.Event{outlook(a), read(b, a, hdr), paused(c, true)}, ""},
+		{"a read that ends after the pause", []events.Event{outlook(a), paused(b, true), read(c, a, hdr)}, ""},
+		{"resumed: read again after the next switch", []events.Event{outlook(a), paused(b, true), paused(b, false), outlook(c), read(c, c, "Subject: RE: SNDA")}, "Subject: RE: SNDA"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := New(Options{Now: (&clock{t: t0}).now})
+			for _, ev := range tt.events {
+				l.Observe(ev)
+			}
+			ctx := l.Context()
+			got := ""
+			if ctx.Screen != nil {
+				got = ctx.Screen.Text
+			}
+			if got != tt.want {
+				t.Errorf("screen text %q, want %q", got, tt.want)
+			}
+			// Nothing of the text is kept anywhere once it is not shown.
+			if tt.want == "" {
+				l.mu.Lock()
+				for _, r := range l.in.reads {
+					if r.Text != "" {
+						t.Errorf("text kept in memory: %+v", r)
+					}
+				}
+				l.mu.Unlock()
+			}
+			if p := Prompt(ctx); tt.want != "" && !strings.Contains(p, tt.want) {
+				t.Errorf("the model's prompt lacks the text:\n%s", p)
+			}
+		})
 	}
 }

@@ -161,8 +161,10 @@ type Settings interface {
 
 // Options configure a Loop. Every field may be left zero.
 type Options struct {
-	// Events is the stream to read: AppSwitched, UtteranceHeard and
-	// ScreenTextRead; other types are ignored.
+	// Events is the stream to read: AppSwitched, UtteranceUnderstood,
+	// ScreenTextRead and WatchingPaused; other types are ignored. Speech is read once the
+	// commands part has: a raw UtteranceHeard does not yet say whether it
+	// was a command.
 	Events <-chan events.Event
 	// Provider, if set, gives the model that rewrites the HUD and digest.
 	Provider Provider
@@ -302,7 +304,7 @@ func (l *Loop) Observe(ev events.Event) {
 			s = Switch{At: at, App: PrivateApp, Private: true}
 		}
 		l.in.switched(s)
-	case events.UtteranceHeard:
+	case events.UtteranceUnderstood:
 		u, ok := ev.Data.(events.Utterance)
 		if !ok || u.Intent != "" {
 			return // a command to Spirit is not ambient speech
@@ -317,7 +319,13 @@ func (l *Loop) Observe(ev events.Event) {
 		if !ok {
 			return
 		}
-		l.in.read(ScreenRead{At: ev.Time, App: Product("", "", st.App), Chars: st.Chars})
+		l.in.read(ScreenRead{At: ev.Time, App: Product("", "", st.App), Chars: st.Chars, Text: st.Text, switched: st.Switched})
+	case events.WatchingPaused:
+		paused, ok := ev.Data.(bool)
+		if !ok || !paused {
+			return // resuming says nothing: the next switch does
+		}
+		l.in.pausedWatching()
 	default:
 		return
 	}

@@ -159,7 +159,7 @@ func (s *Service) readPane(ctx context.Context, sw screen.Switch, sh screen.Shot
 		if err != nil {
 			return nil, err
 		}
-		s.readEvent(sh.App, ph)
+		s.readEvent(sh.App, sw.At, ph)
 		if ph.Info.Email && ph.Info.Subject != "" {
 			s.opt.Log.Debug("pane header read", "region", region, "cached", ph.Cached)
 			return ph.Lines, nil
@@ -171,7 +171,7 @@ func (s *Service) readPane(ctx context.Context, sw screen.Switch, sh screen.Shot
 	if err != nil {
 		return nil, err
 	}
-	s.readEvent(sh.App, ph)
+	s.readEvent(sh.App, sw.At, ph)
 	header, found, ok := FindHeader(ph.Lines)
 	s.opt.Log.Debug("window read for its pane header", "found", ok, "region", found, "cached", ph.Cached)
 	if !ok {
@@ -202,7 +202,7 @@ func (s *Service) readPane(ctx context.Context, sw screen.Switch, sh screen.Shot
 		if err != nil {
 			return nil, err
 		}
-		s.readEvent(sh.App, ph)
+		s.readEvent(sh.App, sw.At, ph)
 		if ph.Info.Email && headerFields(ph.Info) > headerFields(whole) {
 			return ph.Lines, nil
 		}
@@ -225,18 +225,45 @@ func headerFields(info ScreenInfo) int {
 	return n
 }
 
-// readEvent tells who listens that OCR ran; a read answered from memory
-// read nothing off the screen.
-func (s *Service) readEvent(app string, ph PaneHeader) {
+// readEvent tells who listens that OCR ran, and what it read off the
+// window of the switch at switched; a read answered from memory read
+// nothing off the screen.
+func (s *Service) readEvent(app string, switched time.Time, ph PaneHeader) {
 	if ph.Cached {
 		return
 	}
+	lines := make([]string, 0, len(ph.Lines))
 	n := 0
 	for _, l := range ph.Lines {
 		n += len([]rune(l.Text))
+		lines = append(lines, l.Text)
 	}
-	// Only the amount: screen text stays with the glance.
-	s.opt.Events.Log(events.ScreenTextRead, events.ScreenText{App: app, Chars: n})
+	s.opt.Events.Log(events.ScreenTextRead, screenText(app, switched, n, strings.Join(lines, "\n")))
+}
+
+// screenText is the ScreenTextRead event of text read off a window: the
+// text goes on the stream (memory only, for the analysis loop), cut to
+// events.MaxScreenText runes.
+func screenText(app string, switched time.Time, chars int, text string) events.ScreenText {
+	if r := []rune(text); len(r) > events.MaxScreenText {
+		text = string(r[:events.MaxScreenText])
+	}
+	return events.ScreenText{App: app, Chars: chars, Text: text, Switched: switched}
+}
+
+// text is an exact header as lines of text, as it reads on screen.
+func (h ExactHeader) text() string {
+	var b strings.Builder
+	from := strings.TrimSpace(h.SenderName)
+	if e := strings.TrimSpace(h.SenderEmail); e != "" {
+		from = strings.TrimSpace(from + " <" + e + ">")
+	}
+	for _, f := range [][2]string{{"From", from}, {"Subject", h.Subject}, {"Date", h.Date}} {
+		if v := strings.TrimSpace(f[1]); v != "" {
+			b.WriteString(f[0] + ": " + v + "\n")
+		}
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // headerReader returns the pane reader, loading the OCR on first need.

@@ -212,6 +212,8 @@ type paneRig struct {
 	// said receives every world-log line and proposal, as "app: text" or
 	// "proposed <message id>".
 	said chan string
+	// reads receives the ScreenTextRead events the service publishes.
+	reads *events.Subscription
 
 	mu  sync.Mutex
 	now time.Time // the service's clock
@@ -277,6 +279,10 @@ func newPaneRig(t *testing.T, o rigOptions) *paneRig {
 			return r.src, nil
 		}
 	}
+	bus := events.NewBus()
+	r.reads = bus.Subscribe(events.ScreenTextRead, 0)
+	t.Cleanup(r.reads.Unsubscribe)
+	opt.Events = bus
 	if r.svc, err = NewService(opt); err != nil {
 		t.Fatal(err)
 	}
@@ -423,6 +429,50 @@ func TestServiceExactHeader(t *testing.T) {
 			}
 			if reads := r.ocr.took(0); !slices.Equal(reads, tc.wantReads) {
 				t.Errorf("OCR read %q, want %q", reads, tc.wantReads)
+			}
+		})
+	}
+}
+
+// TestServiceScreenTextEvent: what the glance read off a mail window goes
+// on the stream with the read (for the analysis loop, in memory only),
+// whether the OS gave the header exactly or OCR read the window, marked
+// with the switch it belongs to.
+func TestServiceScreenTextEvent(t *testing.T) {
+	exact := ExactHeader{SenderName: msgSettlement.name, SenderEmail: msgSettlement.addr, Subject: msgSettlement.subject, Date: "23/11/2026, 10:00"}
+	for _, tc := range []struct {
+		name string
+		opt  rigOptions
+		want []string // in the event's text
+	}{
+		{"exact header", rigOptions{screenText: true},
+			[]string{"From: " + msgSettlement.name + " <" + msgSettlement.addr + ">", "Subject: " + msgSettlement.subject, "Date: 23/11/2026, 10:00"}},
+		{"read by OCR", rigOptions{screenText: true, noExact: true},
+			[]string{msgSettlement.subject, msgSettlement.addr}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newPaneRig(t, tc.opt)
+			r.src.header = exact
+			r.capt.show(paneWindow(t, msgSettlement, 0))
+			sw := inbox
+			sw.At = paneNow.Add(-time.Second)
+			r.svc.On(t.Context(), sw)
+			r.drain()
+			var got []events.ScreenText
+			for len(r.reads.C()) > 0 {
+				got = append(got, (<-r.reads.C()).Data.(events.ScreenText))
+			}
+			if len(got) == 0 {
+				t.Fatal("no ScreenTextRead on the stream")
+			}
+			last := got[len(got)-1]
+			for _, w := range tc.want {
+				if !strings.Contains(last.Text, w) {
+					t.Errorf("read text %q lacks %q", last.Text, w)
+				}
+			}
+			if !last.Switched.Equal(sw.At) || last.App != sw.App || last.Chars == 0 || len([]rune(last.Text)) > events.MaxScreenText {
+				t.Errorf("event %+v: want switch time %v, app %q, a count, at most %d runes", last, sw.At, sw.App, events.MaxScreenText)
 			}
 		})
 	}

@@ -336,7 +336,8 @@ func (s *Service) glance(ctx context.Context, g *glanceRun) {
 			case herr == nil:
 				info := h.info()
 				in.Header, exact = &info, true
-				s.opt.Events.Log(events.ScreenTextRead, events.ScreenText{App: sw.App, Chars: len([]rune(info.SenderName + info.SenderEmail + info.Subject + info.Date))})
+				s.opt.Events.Log(events.ScreenTextRead, screenText(sw.App, sw.At,
+					len([]rune(info.SenderName+info.SenderEmail+info.Subject+info.Date)), h.text()))
 			case errors.Is(herr, ErrNoHeader):
 				say("silent: no message open (triage)", true)
 				return

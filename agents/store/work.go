@@ -597,3 +597,42 @@ func (s *Store) NudgesSince(ctx context.Context, since time.Time) ([]Nudge, erro
 	}
 	return ns, nil
 }
+
+// WorkPrune says what PruneWorkRuns deletes: finished runs that ended
+// before RunsBefore, and the prompts of Source's finished runs that ended
+// before PromptsBefore (a heartbeat's prompt is written by code, up to
+// about 18 KB, and says nothing a day later that the world log does not).
+type WorkPrune struct {
+	RunsBefore    time.Time
+	Source        string
+	PromptsBefore time.Time
+}
+
+// PruneWorkRuns applies p in one transaction and says how many runs it
+// deleted and how many prompts it cleared. Runs still queued or running
+// are never touched: a restart must find them.
+func (s *Store) PruneWorkRuns(ctx context.Context, p WorkPrune) (deleted, cleared int64, err error) {
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM work_runs WHERE finished IS NOT NULL AND finished < ?`, p.RunsBefore.UnixMilli())
+		if err != nil {
+			return err
+		}
+		if deleted, err = res.RowsAffected(); err != nil {
+			return err
+		}
+		if p.Source == "" {
+			return nil
+		}
+		res, err = tx.ExecContext(ctx, `UPDATE work_runs SET prompt = ''
+			WHERE source = ? AND prompt <> '' AND finished IS NOT NULL AND finished < ?`, p.Source, p.PromptsBefore.UnixMilli())
+		if err != nil {
+			return err
+		}
+		cleared, err = res.RowsAffected()
+		return err
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("prune work runs: %w", err)
+	}
+	return deleted, cleared, nil
+}

@@ -330,3 +330,65 @@ func TestRoutines(t *testing.T) {
 		t.Fatalf("routine log\n got %q\nwant %q", lines, want)
 	}
 }
+
+// TestPruneWorkRuns: on a real file, finished runs past the cut-off go,
+// a heartbeat's prompt is cleared after its own shorter cut-off while the
+// lawyer's routine prompts stay, and a run still open is never touched.
+func TestPruneWorkRuns(t *testing.T) {
+	s, clock := openTest(t)
+	ctx := t.Context()
+	finish := func(r WorkRun) WorkRun {
+		t.Helper()
+		if _, err := s.StartWorkRun(ctx, r.ID); err != nil {
+			t.Fatal(err)
+		}
+		done, _, err := s.FinishWorkRun(ctx, r.ID, WorkOutcome{State: WorkSkip, Reason: "ack", Text: "skip ack"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return done
+	}
+	day := 24 * time.Hour
+	oldBeat := finish(mustWorkRun(t, s, "heartbeat", "")) // day 0
+	stillOpen := mustWorkRun(t, s, "heartbeat", "")       // day 0, never finished
+	clock.Advance(20 * day)
+	weekBeat := finish(mustWorkRun(t, s, "heartbeat", ""))    // day 20
+	weekRoutine := finish(mustWorkRun(t, s, "routine:3", "")) // day 20
+	clock.Advance(15 * day)
+	newBeat := finish(mustWorkRun(t, s, "heartbeat", "")) // day 35
+	now := clock.Now()
+
+	deleted, cleared, err := s.PruneWorkRuns(ctx, WorkPrune{RunsBefore: now.Add(-30 * day), Source: "heartbeat", PromptsBefore: now.Add(-7 * day)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if deleted != 1 || cleared != 1 {
+		t.Errorf("deleted %d, cleared %d; want 1 and 1", deleted, cleared)
+	}
+	if _, err := s.WorkRun(ctx, oldBeat.ID); !errors.Is(err, ErrNotFound) {
+		t.Errorf("run finished 35 days ago: %v, want it deleted", err)
+	}
+	for _, c := range []struct {
+		name   string
+		id     int64
+		prompt string
+	}{
+		{"open run", stillOpen.ID, "what is waiting on me?"},
+		{"heartbeat of 15 days ago", weekBeat.ID, ""},
+		{"routine of 15 days ago", weekRoutine.ID, "what is waiting on me?"},
+		{"heartbeat of today", newBeat.ID, "what is waiting on me?"},
+	} {
+		r, err := s.WorkRun(ctx, c.id)
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if r.Prompt != c.prompt {
+			t.Errorf("%s: prompt %q, want %q", c.name, r.Prompt, c.prompt)
+		}
+	}
+	// Again: nothing more to do.
+	if d, c, err := s.PruneWorkRuns(ctx, WorkPrune{RunsBefore: now.Add(-30 * day), Source: "heartbeat", PromptsBefore: now.Add(-7 * day)}); err != nil || d != 0 || c != 0 {
+		t.Errorf("second prune: %d, %d, %v", d, c, err)
+	}
+}

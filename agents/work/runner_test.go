@@ -284,6 +284,17 @@ func TestDeliversOnceThenDuplicate(t *testing.T) {
 				t.Errorf("world log lines %q", lines)
 			}
 			checkOneOutcomeEach(t, e.st)
+
+			// The counters /health shows: one run delivered, one skipped as a
+			// duplicate, and what both model calls cost.
+			got := e.r.Stats()
+			want := Stats{Runs: 2, Delivered: 1, Skips: map[Reason]int64{ReasonDuplicate: 1},
+				TokensIn:  int64(first.Usage.InputTokens + second.Usage.InputTokens),
+				TokensOut: int64(first.Usage.OutputTokens + second.Usage.OutputTokens),
+				CostUSD:   first.Usage.CostUSD + second.Usage.CostUSD, LastRun: e.clock.Now()}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("stats %+v, want %+v", got, want)
+			}
 		})
 	}
 }
@@ -456,6 +467,19 @@ func TestGates(t *testing.T) {
 						t.Fatalf("%d deliveries", n)
 					}
 					checkOneOutcomeEach(t, e.st)
+					// /health's counters say the same as the outcome.
+					st := e.r.Stats()
+					counted := st.Runs == 1 && st.Errors == map[bool]int64{true: 1}[o.Status == store.WorkError] &&
+						st.Delivered == map[bool]int64{true: 1}[o.Delivered] && st.TokensIn == int64(o.Usage.InputTokens)
+					switch {
+					case o.Status == store.WorkSkip:
+						counted = counted && len(st.Skips) == 1 && st.Skips[o.Reason] == 1
+					default:
+						counted = counted && len(st.Skips) == 0
+					}
+					if !counted {
+						t.Errorf("stats %+v after outcome %+v", st, o)
+					}
 				})
 			}
 		})

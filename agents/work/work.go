@@ -144,6 +144,10 @@ type Request struct {
 	// Done, if set, hears the outcome once it is recorded and before the
 	// source may run again.
 	Done func(ctx context.Context, o Outcome)
+	// Unstored is appended to Prompt, as is, in what the model is sent,
+	// and never written to work_runs: what the lawyer's screen showed (the
+	// heartbeat's digest of the last minutes) stays in memory.
+	Unstored string
 	// late says the routine's time passed while Spirit was off.
 	late time.Time
 }
@@ -262,6 +266,7 @@ type Runner struct {
 
 	mu       sync.Mutex
 	inflight map[Source]held // source → the run holding it
+	stats    Stats           // outcomes recorded since New
 
 	life   context.Context // background runs (Start, RunDue) end with it
 	cancel context.CancelFunc
@@ -292,7 +297,7 @@ func New(opt Options) (*Runner, error) {
 	if opt.Budget.MaxTokens <= 0 {
 		opt.Budget.MaxTokens = DefaultBudget.MaxTokens
 	}
-	r := &Runner{opt: opt, inflight: map[Source]held{}}
+	r := &Runner{opt: opt, inflight: map[Source]held{}, stats: Stats{Skips: map[Reason]int64{}}}
 	r.life, r.cancel = context.WithCancel(context.Background())
 	return r, nil
 }
@@ -590,6 +595,7 @@ func (r *Runner) finish(ctx context.Context, o Outcome, start time.Time, req Req
 	if _, _, err := r.opt.Store.FinishWorkRun(rctx, o.ID, stored(o, undeliver)); err != nil {
 		return o, err
 	}
+	r.count(o)
 	level := slog.LevelInfo
 	if o.Status == store.WorkError {
 		level = slog.LevelWarn
@@ -600,6 +606,55 @@ func (r *Runner) finish(ctx context.Context, o Outcome, start time.Time, req Req
 		req.Done(rctx, o)
 	}
 	return o, nil
+}
+
+// Stats are the runner's counters since Spirit started, for /health: the
+// outcomes it recorded (a run recovered from a previous start is not
+// counted again) and what their model calls cost.
+type Stats struct {
+	Runs      int64 `json:"runs"`
+	Delivered int64 `json:"delivered"`
+	// Skips counts skipped runs by reason ("ack" is the model choosing
+	// silence, the usual outcome of a heartbeat).
+	Skips     map[Reason]int64 `json:"skips"`
+	Errors    int64            `json:"errors"`
+	TokensIn  int64            `json:"tokens_in"`
+	TokensOut int64            `json:"tokens_out"`
+	// CostUSD is estimated from agents/llm's price table; a model without
+	// a known price adds nothing.
+	CostUSD float64   `json:"estimated_cost_usd"`
+	LastRun time.Time `json:"last_run,omitzero"`
+}
+
+// Stats returns a copy of the counters.
+func (r *Runner) Stats() Stats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.stats
+	s.Skips = make(map[Reason]int64, len(r.stats.Skips))
+	for k, v := range r.stats.Skips {
+		s.Skips[k] = v
+	}
+	return s
+}
+
+// count adds a recorded outcome to the counters.
+func (r *Runner) count(o Outcome) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stats.Runs++
+	switch {
+	case o.Status == store.WorkSkip:
+		r.stats.Skips[o.Reason]++
+	case o.Status == store.WorkError:
+		r.stats.Errors++
+	case o.Delivered:
+		r.stats.Delivered++
+	}
+	r.stats.TokensIn += int64(o.Usage.InputTokens)
+	r.stats.TokensOut += int64(o.Usage.OutputTokens)
+	r.stats.CostUSD += o.Usage.CostUSD
+	r.stats.LastRun = r.opt.Now()
 }
 
 // stored is o as the store keeps it.

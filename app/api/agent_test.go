@@ -117,7 +117,7 @@ func TestDigestRoutes(t *testing.T) {
 
 	now := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
 	b.loop.Observe(events.Event{Type: events.AppSwitched, Data: screen.Switch{Process: "OUTLOOK.EXE", Title: "RE: SNDA - Message (HTML)", At: now.Add(-time.Minute)}})
-	b.loop.Observe(events.Event{Type: events.UtteranceHeard, Data: events.Utterance{Text: "the estoppel is due Friday", At: now.Add(-30 * time.Second)}})
+	b.loop.Observe(events.Event{Type: events.UtteranceUnderstood, Data: events.Utterance{Text: "the estoppel is due Friday", At: now.Add(-30 * time.Second)}})
 
 	ac, err := client.AgentWindow(ctx)
 	if err != nil || ac.HUD != "Reading ‘RE: SNDA’ in Outlook" || ac.WindowSeconds != 120 || len(ac.Utterances) != 1 ||

@@ -14,6 +14,7 @@ import (
 	"errors"
 
 	"github.com/spirit-app/spirit/agents/digest"
+	"github.com/spirit-app/spirit/agents/work"
 )
 
 // InfoFile is the name of the discovery file Start writes in the data dir.
@@ -86,6 +87,10 @@ type Health struct {
 	// Agent is the analysis loop's state and counters (agents/digest);
 	// absent where there is no loop.
 	Agent *digest.Stats `json:"agent,omitempty"`
+	// Work is the work runner's counters (heartbeat, routines, webhook):
+	// runs, deliveries, skips by reason, errors, tokens and cost since
+	// Spirit started; absent where there is no runner.
+	Work *work.Stats `json:"work,omitempty"`
 }
 
 // DatabaseHealth is spirit.db's busy state in GET /health.

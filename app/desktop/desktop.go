@@ -161,6 +161,9 @@ func (g *gui) handle(ev events.Event) {
 	case events.AppSwitched:
 		// A glance bubble folds back once the lawyer leaves its message.
 		sw := ev.Data.(screen.Switch)
+		if sw.Excluded {
+			return // a private window names no window: bubbles stay as they are
+		}
 		g.do(func() { g.bubbles.switched(sw.Window, sw.Title, sw.PaneChanged) })
 	case events.HUDChanged:
 		line := ev.Data.(string)

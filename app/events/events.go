@@ -42,24 +42,26 @@ import (
 type Type uint64
 
 const (
-	AppSwitched        Type = 1 << iota // Data: screen.Switch (the app-switch watcher)
-	SpeechHearing                       // Data: bool, speech started (true) or ended (false)
-	UtteranceHeard                      // Data: Utterance (named so it does not collide with the Utterance struct)
-	ScreenTextRead                      // Data: ScreenText
-	MailSynced                          // Data: MailSync
-	NudgeShown                          // Data: store.Nudge (a nudge to put in front of the lawyer)
-	NudgeAnswered                       // Data: NudgeAnswer
-	NudgeWithdrawn                      // Data: int64, the nudge id (answered elsewhere or no longer current)
-	AgentLifecycle                      // Data: AgentChange
-	AgentsWorking                       // Data: int, agents running now
-	TaskDone                            // Data: string, the session of a task that finished well
-	ReminderDue                         // Data: int64, the reminder id
-	StatusChanged                       // Data: nil; read the status from the core
-	ShowRequested                       // Data: nil; a second instance asked Spirit to show itself
-	NotifyRequested                     // Data: Notification
-	RemindersRequested                  // Data: nil; open the Reminders window
-	ServiceChanged                      // Data: ServiceState (from the supervisor)
-	HUDChanged                          // Data: string, the analysis loop's new HUD line (agents/digest)
+	AppSwitched         Type = 1 << iota // Data: screen.Switch (the app-switch watcher)
+	SpeechHearing                        // Data: bool, speech started (true) or ended (false)
+	UtteranceHeard                       // Data: Utterance (named so it does not collide with the Utterance struct)
+	ScreenTextRead                       // Data: ScreenText
+	MailSynced                           // Data: MailSync
+	NudgeShown                           // Data: store.Nudge (a nudge to put in front of the lawyer)
+	NudgeAnswered                        // Data: NudgeAnswer
+	NudgeWithdrawn                       // Data: int64, the nudge id (answered elsewhere or no longer current)
+	AgentLifecycle                       // Data: AgentChange
+	AgentsWorking                        // Data: int, agents running now
+	TaskDone                             // Data: string, the session of a task that finished well
+	ReminderDue                          // Data: int64, the reminder id
+	StatusChanged                        // Data: nil; read the status from the core
+	ShowRequested                        // Data: nil; a second instance asked Spirit to show itself
+	NotifyRequested                      // Data: Notification
+	RemindersRequested                   // Data: nil; open the Reminders window
+	ServiceChanged                       // Data: ServiceState (from the supervisor)
+	HUDChanged                           // Data: string, the analysis loop's new HUD line (agents/digest)
+	UtteranceUnderstood                  // Data: Utterance with Intent set, once the commands part has read an UtteranceHeard
+	WatchingPaused                       // Data: bool, the screen watcher was paused (true) or resumed (false)
 )
 
 // AllEvents selects every type, including ones added later.
@@ -85,6 +87,8 @@ var typeNames = [...]string{
 	"RemindersRequested",
 	"ServiceChanged",
 	"HUDChanged",
+	"UtteranceUnderstood",
+	"WatchingPaused",
 }
 
 // knownTypes is the mask of every type that has a name.
@@ -112,18 +116,37 @@ func (t Type) String() string {
 	return strings.Join(parts, "|")
 }
 
-// Utterance is the Data of UtteranceHeard: one stretch of transcribed speech.
+// Utterance is the Data of UtteranceHeard and UtteranceUnderstood: one
+// stretch of transcribed speech.
 type Utterance struct {
-	Text   string
-	At     time.Time // when the speech started
-	Intent string    // the command grammar's reading, "" if none
+	Text string
+	At   time.Time // when the speech started
+	// Intent is what the commands part made of the words, set only on
+	// UtteranceUnderstood: "" for speech not addressed to Spirit (ambient
+	// speech, a call), else the command's kind ("remind", …), or "none"
+	// for words led by the wake phrase that Spirit could not read. Only ""
+	// is conversation: the analysis loop and the commitment detector
+	// never count a command as something said on a call.
+	Intent string
 }
 
 // ScreenText is the Data of ScreenTextRead: text was read off the screen.
 type ScreenText struct {
 	App   string
 	Chars int
+	// Text is what was read, at most MaxScreenText runes. It lives in
+	// memory only: the analysis loop keeps it for the window in front,
+	// until the next switch or a pause, and sends it nowhere but in its
+	// prompt to the lawyer's model provider. Never stored, never logged.
+	Text string
+	// Switched is the At of the switch the read belongs to, so that a read
+	// that ends after the lawyer moved on is not taken for the new
+	// window's text.
+	Switched time.Time
 }
+
+// MaxScreenText bounds ScreenText.Text: a message header, a paragraph.
+const MaxScreenText = 2000
 
 // MailSync is the Data of MailSynced: one sync pass of one account.
 type MailSync struct {

@@ -27,7 +27,7 @@ func TestTypeString(t *testing.T) {
 		{"all", AllEvents, "AllEvents"},
 		{"every known", knownTypes, "AppSwitched|SpeechHearing|UtteranceHeard|ScreenTextRead|MailSynced|" +
 			"NudgeShown|NudgeAnswered|NudgeWithdrawn|AgentLifecycle|AgentsWorking|TaskDone|ReminderDue|" +
-			"StatusChanged|ShowRequested|NotifyRequested|RemindersRequested|ServiceChanged|HUDChanged"},
+			"StatusChanged|ShowRequested|NotifyRequested|RemindersRequested|ServiceChanged|HUDChanged|UtteranceUnderstood|WatchingPaused"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,6 +64,8 @@ func TestTypeConstants(t *testing.T) {
 		{RemindersRequested, 15, "RemindersRequested"},
 		{ServiceChanged, 16, "ServiceChanged"},
 		{HUDChanged, 17, "HUDChanged"},
+		{UtteranceUnderstood, 18, "UtteranceUnderstood"},
+		{WatchingPaused, 19, "WatchingPaused"},
 	}
 	if len(tests) != len(typeNames) {
 		t.Fatalf("table has %d types, typeNames has %d", len(tests), len(typeNames))

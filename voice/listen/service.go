@@ -42,7 +42,12 @@ type ServiceOptions struct {
 	OnSpeech func(on bool)
 	// OnState is told that State changed.
 	OnState func()
-	Log     *slog.Logger
+	// Transcriber, if set, stands in for whisper: no speech model is
+	// looked for or loaded, and it is given each utterance the microphone
+	// heard. For tests that play speech through a real sound device and
+	// need known words (a random-weight model writes noise).
+	Transcriber Transcriber
+	Log         *slog.Logger
 }
 
 // Service runs microphone → VAD → whisper while Spirit runs. A missing
@@ -104,19 +109,23 @@ func (v *Service) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("voice settings: %w", err)
 	}
-	path, err := model.Find(v.opt.DataDir, ch.Model)
-	if err != nil {
-		v.set(NoModel, "run `spirit model download "+model.Default+"`")
-		v.opt.Log.Warn("voice is off: no speech model", "fix", "spirit model download "+model.Default)
-		return nil
+	text, path := v.opt.Transcriber, "(given)"
+	if text == nil {
+		path, err = model.Find(v.opt.DataDir, ch.Model)
+		if err != nil {
+			v.set(NoModel, "run `spirit model download "+model.Default+"`")
+			v.opt.Log.Warn("voice is off: no speech model", "fix", "spirit model download "+model.Default)
+			return nil
+		}
+		tr, err := whisper.Load(ctx, path, whisper.Options{Threads: ch.Threads})
+		if err != nil {
+			v.set(Failed, err.Error())
+			v.opt.Log.Error("voice is off: speech model failed to load", "model", path, "err", err)
+			return nil
+		}
+		defer tr.Close()
+		text = whisper.Text{T: tr}
 	}
-	tr, err := whisper.Load(ctx, path, whisper.Options{Threads: ch.Threads})
-	if err != nil {
-		v.set(Failed, err.Error())
-		v.opt.Log.Error("voice is off: speech model failed to load", "model", path, "err", err)
-		return nil
-	}
-	defer tr.Close()
 
 	capture := audio.Microphone(ch.Device)
 	capture.Logger = v.opt.Log
@@ -144,7 +153,7 @@ func (v *Service) Run(ctx context.Context) error {
 	}
 	l := &Listener{
 		Source:      capture,
-		Transcriber: whisper.Text{T: tr},
+		Transcriber: text,
 		Logger:      v.opt.Log,
 		OnSpeech:    v.opt.OnSpeech,
 		OnHeard:     v.opt.OnHeard,

@@ -29,6 +29,17 @@ import (
 //
 //	func TestMain(m *testing.M) { audiotest.Main(m) }
 func Main(m *testing.M) {
+	ServeHelpers()
+	os.Exit(m.Run())
+}
+
+// ServeHelpers runs the audio capture helper or the JACK player, and
+// exits, when the test binary was started as one; otherwise it returns at
+// once. It is Main's first half, for a TestMain that runs its tests its
+// own way (under goleak, say):
+//
+//	func TestMain(m *testing.M) { audiotest.ServeHelpers(); goleak.VerifyTestMain(m) }
+func ServeHelpers() {
 	if audio.IsHelper() {
 		os.Exit(audio.RunHelper())
 	}
@@ -36,7 +47,6 @@ func Main(m *testing.M) {
 		rate, _ := strconv.Atoi(r)
 		os.Exit(runPlayer(rate))
 	}
-	os.Exit(m.Run())
 }
 
 // RequireTools skips the test when a command is missing, or fails it when
