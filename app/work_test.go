@@ -629,6 +629,7 @@ func TestHeartbeatSeesTodaysMeetings(t *testing.T) {
 		t.Fatalf("no meetings section:\n%s", prompt)
 	}
 	section, _, _ = strings.Cut(section, "\n\n")
+	section = strings.TrimRight(section, "\n") // the last section ends the prompt
 	if want := "- 14:00–15:00 “Call re SNDA” with Marcy Howard"; section != want {
 		t.Errorf("meetings section = %q, want %q", section, want)
 	}
