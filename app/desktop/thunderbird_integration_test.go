@@ -3,6 +3,7 @@
 package desktop_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -250,7 +251,8 @@ const paneSample = time.Second
 // known to be the last: it was logged after final (both of its samples
 // came after the screen's last change), or no new look came for
 // paneQuiet. Glances cut short by the next look (the lawyer moved on) are
-// not outcomes.
+// not outcomes, nor is a glance that found the pane still showing the
+// message an earlier glance since the action decided on.
 func (r *paneRun) await(ctx context.Context, since int64, final time.Time, looked func(api.Entry) bool) (outcome, error) {
 	var o outcome
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -273,11 +275,21 @@ func (r *paneRun) await(ctx context.Context, since int64, final time.Time, looke
 		if err != nil {
 			return false, err
 		}
-		n, silent, isFinal := 0, "", false
+		// decided is the last outcome told before the latest look: a
+		// glance at a pane that still shows the message it was about
+		// leaves it standing.
+		n, silent, decided, isFinal := 0, "", "", false
 		for _, e := range es {
 			switch {
 			case e.Source == "screen" && looked(e):
+				if silent != "" {
+					decided = silent
+				}
 				n, silent, isFinal = n+1, "", e.TS.After(final)
+			case e.Source == "glance" && strings.Contains(e.Text, glance.SameMessage):
+				// With no outcome before it, the pane was never seen
+				// redrawn: that is the outcome, and a wrong one.
+				silent = cmp.Or(decided, e.Text)
 			case e.Source == "glance" && strings.HasPrefix(e.Text, "silent: ") &&
 				!strings.Contains(e.Text, "moved on to another window") &&
 				!strings.Contains(e.Text, "another message opened in the reading pane"):
