@@ -316,25 +316,38 @@ const redrawRetry = 200 * time.Millisecond
 
 // redrawPending reports whether a read of a window's open message cannot
 // be trusted yet: the pane watcher reported a change, and what was read
-// is exactly what the last glance at this window read (the same header,
-// or no message either time). The watcher can see the message list's
-// highlight move before the client has drawn the message, and the
-// accessibility tree can lag behind the pixels: concluding from such a
-// read would speak of the previous message ("already nudged", "no
-// message open"). Reads that saw nothing, and switches to the window, are
-// taken as they are.
+// is no message at all, or exactly what the last glance at this window
+// read (the same header). The watcher can see the message list's
+// highlight move before the client has drawn the message, the client
+// clears the header while it loads the next one, and the accessibility
+// tree can lag behind the pixels: concluding from such a read would speak
+// of the previous message ("already nudged") or of none ("no message
+// open"). Reads that saw nothing (no screenshot), and switches to the
+// window, are taken as they are.
 func redrawPending(sw screen.Switch, last *messageRead, rd messageRead) bool {
-	if !sw.PaneChanged || last == nil || last.blind || rd.blind {
+	if !sw.PaneChanged || rd.blind {
 		return false
 	}
-	return last.info() == rd.info()
+	if !rd.shows() {
+		return true
+	}
+	return last != nil && !last.blind && last.info() == rd.info()
+}
+
+// shows reports whether rd holds a message's header: a sender and a
+// subject, what the triage needs to look for its thread.
+func (rd messageRead) shows() bool {
+	info := rd.info()
+	return info.Email && info.Subject != ""
 }
 
 // readRedrawn reads the message sw's window shows, and while
 // redrawPending says the pane is not redrawn yet, reads it again every
 // redrawRetry: the glance's context ends it as soon as the next switch or
-// pane change comes (Run cuts it short), and after the redraw wait it gives
-// up silently. ok is false when the glance has told its outcome.
+// pane change comes (Run cuts it short). After the redraw wait, a pane
+// that still shows the message read before ends the glance silently (its
+// outcome was told), and one that shows none is taken as it is. ok is
+// false when the glance has told its outcome.
 func (s *Service) readRedrawn(ctx context.Context, sw screen.Switch, pol Policy, say func(string, bool)) (_ messageRead, ok bool) {
 	s.mu.Lock()
 	last, seen := s.lastRead[sw.Window]
@@ -371,6 +384,12 @@ func (s *Service) readRedrawn(ctx context.Context, sw screen.Switch, pol Policy,
 			say("silent: error at triage: "+context.Cause(ctx).Error(), true)
 			return rd, false
 		case <-giveUp:
+			if !rd.shows() {
+				// No message shows after all (the lawyer deleted
+				// the one open, or the header cannot be read):
+				// the glance decides from that, as on a switch.
+				return rd, true
+			}
 			say("silent: "+SameMessage+" (triage)", true)
 			return rd, false
 		case <-tick.C:
