@@ -316,13 +316,16 @@ const redrawRetry = 200 * time.Millisecond
 
 // redrawPending reports whether a read of a window's open message cannot
 // be trusted yet: the pane watcher reported a change, and what was read
-// is no message at all, or exactly what the last glance at this window
-// read (the same header). The watcher can see the message list's
-// highlight move before the client has drawn the message, the client
-// clears the header while it loads the next one, and the accessibility
-// tree can lag behind the pixels: concluding from such a read would speak
-// of the previous message ("already nudged") or of none ("no message
-// open"). Reads that saw nothing (no screenshot), and switches to the
+// is no message at all, or the subject the last glance at this window
+// read. The watcher can see the message list's highlight move before the
+// client has drawn the message, the client clears the header while it
+// loads the next one, and the accessibility tree can lag behind the
+// pixels and update a header field by field (the date first, measured on
+// Thunderbird 153): concluding from such a read would speak of the
+// previous message ("already nudged") or of none ("no message open").
+// The subject alone decides, not the whole header: another message with
+// the same subject is of the same thread, whose outcome the last glance
+// told. Reads that saw nothing (no screenshot), and switches to the
 // window, are taken as they are.
 func redrawPending(sw screen.Switch, last *messageRead, rd messageRead) bool {
 	if !sw.PaneChanged || rd.blind {
@@ -331,7 +334,7 @@ func redrawPending(sw screen.Switch, last *messageRead, rd messageRead) bool {
 	if !rd.shows() {
 		return true
 	}
-	return last != nil && !last.blind && last.info() == rd.info()
+	return last != nil && !last.blind && last.shows() && last.info().Subject == rd.info().Subject
 }
 
 // shows reports whether rd holds a message's header: a sender and a

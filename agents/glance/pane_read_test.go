@@ -685,6 +685,10 @@ func TestServiceWaitsForTheRedraw(t *testing.T) {
 func TestRedrawPending(t *testing.T) {
 	a := ScreenInfo{Email: true, SenderName: "Jane Doe", Subject: "Settlement offer"}
 	b := ScreenInfo{Email: true, SenderName: "Paul Grant", Subject: "Disclosure timetable"}
+	aLater, aOther, aNext := a, a, a
+	aLater.Date = "24/11/2026, 10:00"
+	aOther.SenderName = "Paul Grant"
+	aNext.Subject = "Settlement offer: our counter-proposal"
 	readA, readB := messageRead{header: &a}, messageRead{header: &b}
 	none, blind := messageRead{none: true}, messageRead{blind: true}
 	for _, tc := range []struct {
@@ -700,6 +704,9 @@ func TestRedrawPending(t *testing.T) {
 		{"no header read off the screen", newPane, &readA, messageRead{lines: nil}, true},
 		{"no message, the window never read", newPane, nil, none, true},
 		{"another message", newPane, &readA, readB, false},
+		{"the date redrawn first", newPane, &readA, messageRead{header: &aLater}, true},
+		{"the sender redrawn first, the subject not yet", newPane, &readA, messageRead{header: &aOther}, true},
+		{"the next message of the same sender", newPane, &readA, messageRead{header: &aNext}, false},
 		{"a message where none was", newPane, &none, readA, false},
 		{"a switch back to the window", inbox, &readA, readA, false},
 		{"no message on a switch", inbox, &readA, none, false},
