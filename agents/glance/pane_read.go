@@ -303,10 +303,11 @@ func (rd messageRead) info() ScreenInfo {
 }
 
 // DefaultRedrawWait is how long a glance at a reading pane that still
-// shows the message read before looks again (redrawPending) before it
-// gives up: a mail client redraws a selected message within a few hundred
-// milliseconds, and a pane that changed elsewhere (a new message in the
-// list, an image loading in the body) keeps showing the same header.
+// shows the message read before, or none, looks again (redrawPending)
+// before it gives up: a mail client redraws a selected message within a
+// few hundred milliseconds, and a pane that changed elsewhere (a new
+// message in the list, an image loading in the body) keeps showing the
+// same header.
 const DefaultRedrawWait = 2 * time.Second
 
 // redrawRetry is how often such a pane is read again meanwhile. An
