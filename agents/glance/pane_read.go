@@ -155,7 +155,7 @@ func (s *Service) readPane(ctx context.Context, sw screen.Switch, sh screen.Shot
 	region, known := s.regions[key]
 	s.mu.Unlock()
 	if known {
-		ph, err := hr.Read(ctx, sh.Full.SubImage(region))
+		ph, err := hr.ReadRegion(ctx, sh.Full.SubImage(region))
 		if err != nil {
 			return nil, err
 		}
@@ -198,7 +198,7 @@ func (s *Service) readPane(ctx context.Context, sw screen.Switch, sh screen.Shot
 		// that the region alone, read as the pane changes, reads whole:
 		// a header missing its address, name or subject is read again
 		// from the region.
-		ph, err := hr.Read(ctx, sub)
+		ph, err := hr.ReadRegion(ctx, sub)
 		if err != nil {
 			return nil, err
 		}

@@ -188,7 +188,7 @@ func readPanes(t *testing.T, cases []paneCase) []paneRead {
 				SubImage(image.Rectangle) image.Image
 			}).SubImage(region)
 			start := time.Now()
-			cropLines, err := r.ReadLines(t.Context(), sub)
+			cropLines, err := readRegionLines(t.Context(), r, sub)
 			if err != nil {
 				t.Fatalf("%s: crop: %v", cases[i].name, err)
 			}

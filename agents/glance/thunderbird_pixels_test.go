@@ -77,7 +77,7 @@ func TestThunderbirdPixels(t *testing.T) {
 			region = region.Intersect(img.Bounds())
 			window := wantOf(ParseHeader(header))
 			window.Header = true
-			cropLines, err := r.ReadLines(t.Context(), img.(interface {
+			cropLines, err := readRegionLines(t.Context(), r, img.(interface {
 				SubImage(image.Rectangle) image.Image
 			}).SubImage(region))
 			if err != nil {
