@@ -78,6 +78,16 @@ func (a paneSig) distance(b paneSig) int {
 // still being drawn, or a list scrolling, is not glanced at half-way.
 const paneSettleTicks = 2
 
+// Once a sample differs from the pane the glance saw, the next samples
+// come every paneSettleInterval instead of the whole interval, for at most
+// paneFastTicks samples: a new message is reported a fifth of a second
+// after it is drawn rather than a second, and a pane that keeps changing
+// (a video, an animation) costs the usual rate again after that.
+const (
+	paneSettleInterval = 200 * time.Millisecond
+	paneFastTicks      = 4
+)
+
 // paneTracker decides, from one pane sample a tick, when the pane has
 // changed and settled. It is a pure state machine; start it with
 // newPaneTracker.
@@ -105,6 +115,10 @@ func (t *paneTracker) reset(s paneSig) {
 
 // changedSince reports whether s differs from the previous sample.
 func (t *paneTracker) changedSince(s paneSig) bool { return s.distance(t.last) > t.threshold }
+
+// pending reports whether the last sample shows something else than the
+// pane the glance last saw, not yet reported (it has not settled).
+func (t *paneTracker) pending() bool { return t.last.distance(t.base) > t.threshold }
 
 // next takes the tick's sample and reports whether the pane now shows
 // something else than the glance last saw, and has stayed so for settle
@@ -215,6 +229,10 @@ func (p *paneWatch) tick(ctx context.Context) (bool, error) {
 	}
 	return p.track.next(sig), nil
 }
+
+// pending reports whether the pane was seen changing and has not yet
+// settled: the watcher then samples again sooner.
+func (p *paneWatch) pending() bool { return p.track.pending() }
 
 // changed is the switch reported for a settled change of the pane.
 func (p *paneWatch) changed() Switch {

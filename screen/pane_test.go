@@ -71,3 +71,31 @@ func TestPaneTrackerFiresOnceASettledChange(t *testing.T) {
 		})
 	}
 }
+
+// TestPaneTrackerPending: a sample unlike the pane the glance saw is
+// pending (the watcher samples sooner) until it is reported or goes away.
+func TestPaneTrackerPending(t *testing.T) {
+	a, aNear, b, c := sig(0, 0), sig(5, 9), sig(100, 130), sig(400, 450)
+	tests := []struct {
+		name  string
+		ticks []paneSig
+		want  []bool // pending after each tick
+	}{
+		{"unchanged", []paneSig{a, a}, []bool{false, false}},
+		{"a caret is not a change", []paneSig{aNear, a}, []bool{false, false}},
+		{"another message: pending until reported", []paneSig{b, b, b}, []bool{true, false, false}},
+		{"drawn in two steps", []paneSig{c, b, b}, []bool{true, true, false}},
+		{"a tooltip that goes away", []paneSig{b, a}, []bool{true, false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := newPaneTracker(a)
+			for i, s := range tt.ticks {
+				tr.next(s)
+				if got := tr.pending(); got != tt.want[i] {
+					t.Errorf("after tick %d: pending = %v, want %v", i, got, tt.want[i])
+				}
+			}
+		})
+	}
+}

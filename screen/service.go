@@ -224,6 +224,8 @@ func (w *WatchService) watch(ctx context.Context, d *platform.Display) error {
 	ticker.Stop()
 	defer ticker.Stop()
 	var ticks <-chan time.Time
+	settle := min(paneSettleInterval, w.opt.PaneInterval)
+	fastLeft := paneFastTicks
 	for {
 		select {
 		case <-ticks:
@@ -239,6 +241,21 @@ func (w *WatchService) watch(ctx context.Context, d *platform.Display) error {
 			case changed:
 				w.panes.Add(1)
 				w.opt.OnSwitch(ctx, pane.changed())
+			}
+			// A pane seen changing is sampled again sooner, to report it
+			// once it settles; one that keeps changing goes back to the
+			// usual pace.
+			switch {
+			case pane.pending() && fastLeft > 0:
+				fastLeft--
+				ticker.Reset(settle)
+			case pane.pending():
+				ticker.Reset(w.opt.PaneInterval)
+			default:
+				if fastLeft != paneFastTicks {
+					fastLeft = paneFastTicks
+					ticker.Reset(w.opt.PaneInterval)
+				}
 			}
 		case req := <-w.toggles:
 			w.mu.Lock()

@@ -23,7 +23,9 @@ func analyse(ctx context.Context, ix *index.Index, in Input, cand candidate) (De
 	if err != nil {
 		return d, fmt.Errorf("search %w", err)
 	}
-	var threads []index.Thread
+	// Threads whose sender is the one read, exactly or (read off the
+	// screen) with a few letters misread.
+	var exact, near []index.Thread
 	for _, h := range hits {
 		// Reading a thread is a query per hit: stop when time is up.
 		if err := ctx.Err(); err != nil {
@@ -48,11 +50,14 @@ func analyse(ctx context.Context, ix *index.Index, in Input, cand candidate) (De
 		if len(t.Messages) == 0 {
 			continue
 		}
-		if (cand.SenderEmail != "" || cand.SenderName != "") && !hasSender(t, cand) {
-			continue
+		switch matchSender(t, cand) {
+		case senderExact:
+			exact = append(exact, t)
+		case senderNear:
+			near = append(near, t)
 		}
-		threads = append(threads, t)
 	}
+	threads := pickThreads(exact, near)
 	switch len(threads) {
 	case 0:
 		return d, nil
@@ -90,18 +95,68 @@ func seen(msgs []index.ThreadMessage, in Input) []index.ThreadMessage {
 	})
 }
 
-// hasSender reports whether someone matching cand's sender wrote in t.
-func hasSender(t index.Thread, cand candidate) bool {
+// senderMatch is how a thread's senders match the sender the triage read.
+type senderMatch int
+
+const (
+	senderNone  senderMatch = iota
+	senderNear              // a name or address read off the screen, a few letters off
+	senderExact             // the same name or address, or no sender read
+)
+
+// matchSender says how well someone who wrote in t matches cand's sender:
+// the same address or name, or, for a sender read off the screen, one
+// within misread's tolerance. The mailbox index is the ground truth: OCR
+// loses a letter beside a contact's round picture ("natarajan@" for
+// "pnatarajan@") or changes one ("Priva", "Ose!"), and such a read still
+// names the thread's sender.
+func matchSender(t index.Thread, cand candidate) senderMatch {
+	if cand.SenderEmail == "" && cand.SenderName == "" {
+		return senderExact
+	}
+	best := senderNone
 	for _, m := range t.Messages {
-		if cand.SenderEmail != "" && strings.EqualFold(m.From.Email, cand.SenderEmail) {
-			return true
-		}
-		if cand.SenderName != "" && m.From.Name != "" && strings.EqualFold(strings.Join(strings.Fields(m.From.Name), " "), strings.Join(strings.Fields(cand.SenderName), " ")) {
-			return true
+		name := strings.Join(strings.Fields(m.From.Name), " ")
+		switch {
+		case cand.SenderEmail != "" && strings.EqualFold(m.From.Email, cand.SenderEmail),
+			cand.SenderName != "" && name != "" && strings.EqualFold(name, strings.Join(strings.Fields(cand.SenderName), " ")):
+			return senderExact
+		case cand.SenderFromScreen && (misread(cand.SenderEmail, m.From.Email) || misread(cand.SenderName, name)):
+			best = senderNear
 		}
 	}
-	return false
+	return best
 }
+
+// pickThreads chooses the threads a subject's search found for the
+// sender read: those where the sender matched exactly, else those where a
+// misread sender is near one of the thread's. Tolerance never picks among
+// threads: when it admits two, the caller stays silent (ambiguous).
+func pickThreads(exact, near []index.Thread) []index.Thread {
+	if len(exact) > 0 {
+		return exact
+	}
+	return near
+}
+
+// misread reports whether got, a name or an address read off the screen,
+// is want with a few letters dropped, added or changed: one edit in eight
+// runes of want, three at most, and none for fewer than eight runes (a
+// short name one letter off is as likely someone else). Case and runs of
+// spaces do not count.
+func misread(got, want string) bool {
+	g := []rune(strings.ToLower(strings.Join(strings.Fields(got), " ")))
+	w := []rune(strings.ToLower(strings.Join(strings.Fields(want), " ")))
+	limit := min(len(w)/8, maxMisread)
+	if len(g) == 0 || limit == 0 || abs(len(g)-len(w)) > limit {
+		return false
+	}
+	return index.EditDistance(g, w) <= limit
+}
+
+// maxMisread is the most letters misread in a sender's name or address
+// that misread tolerates, however long it is.
+const maxMisread = 3
 
 // judge decides on the newest message of a matched thread; an error
 // means ctx ended before it did.

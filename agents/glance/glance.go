@@ -164,6 +164,9 @@ type candidate struct {
 	// FromScreen marks a subject read by OCR, which may be misspelt.
 	FromScreen              bool
 	SenderName, SenderEmail string
+	// SenderFromScreen marks a sender read by OCR, whose letters may be
+	// misread (matchSender tolerates a few).
+	SenderFromScreen bool
 }
 
 // triage decides from the title and the screen text whether an inbound
@@ -181,6 +184,7 @@ func triage(in Input) (candidate, bool) {
 		// to the titled message (no subject read, or the same one).
 		if si.Email && (si.Subject == "" || titleAgrees(ti.Subject, si.Subject)) {
 			c.SenderName, c.SenderEmail = si.SenderName, si.SenderEmail
+			c.SenderFromScreen = in.Header == nil
 		}
 		return c, true
 	case si.Email && si.Subject != "":
@@ -189,7 +193,8 @@ func triage(in Input) (candidate, bool) {
 		// text must carry the whole header block.
 		// An exact header's subject is not misread: a near miss is
 		// another thread, as for a title's.
-		return candidate{Subject: si.Subject, FromScreen: in.Header == nil, SenderName: si.SenderName, SenderEmail: si.SenderEmail}, true
+		return candidate{Subject: si.Subject, FromScreen: in.Header == nil, SenderName: si.SenderName, SenderEmail: si.SenderEmail,
+			SenderFromScreen: in.Header == nil}, true
 	}
 	return candidate{}, false
 }

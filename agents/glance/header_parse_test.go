@@ -246,9 +246,9 @@ func TestTriagePrefersScreenLines(t *testing.T) {
 		ok   bool
 	}{
 		{"lines read by layout", Input{App: "thunderbird", Title: "Inbox - Mozilla Thunderbird", ScreenLines: lines, ScreenText: quoted},
-			candidate{Subject: "RE: Closing date", FromScreen: true, SenderName: "Liam Gray", SenderEmail: "lgray@grayhold.com"}, true},
+			candidate{Subject: "RE: Closing date", FromScreen: true, SenderName: "Liam Gray", SenderEmail: "lgray@grayhold.com", SenderFromScreen: true}, true},
 		{"flat text without lines, as before", Input{App: "thunderbird", Title: "Inbox - Mozilla Thunderbird", ScreenText: quoted},
-			candidate{Subject: "Something else", FromScreen: true, SenderName: "Owen Castellano", SenderEmail: "ocastellano@castellanollp.com"}, true},
+			candidate{Subject: "Something else", FromScreen: true, SenderName: "Owen Castellano", SenderEmail: "ocastellano@castellanollp.com", SenderFromScreen: true}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, ok := triage(tc.in)

@@ -382,3 +382,27 @@ func TestDecideFromPaneLines(t *testing.T) {
 		})
 	}
 }
+
+// TestShrinkLines: words read off an image enlarged twice are mapped back
+// to the pixels of the region it was cut from, and their lines rebuilt.
+func TestShrinkLines(t *testing.T) {
+	origin := image.Pt(291, 275)
+	for _, tc := range []struct {
+		name     string
+		words    []layout.Word
+		wantBox  image.Rectangle
+		wantText string
+	}{
+		{"even edges", []layout.Word{{Text: "Kevin", Box: image.Rect(10, 20, 60, 44)}, {Text: "Osei", Box: image.Rect(70, 20, 110, 44)}},
+			image.Rect(296, 285, 346, 297), "Kevin Osei"},
+		{"odd edges round outwards", []layout.Word{{Text: "kosei@osei-law.com", Box: image.Rect(11, 51, 201, 75)}},
+			image.Rect(296, 300, 392, 313), "kosei@osei-law.com"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := shrinkLines([]layout.Line{layout.NewLine(tc.words)}, origin)
+			if len(got) != 1 || got[0].Box != tc.wantBox || got[0].Text != tc.wantText || len(got[0].Words) != len(tc.words) {
+				t.Errorf("got %+v, want one line %q at %v", got, tc.wantText, tc.wantBox)
+			}
+		})
+	}
+}

@@ -155,7 +155,7 @@ func (s *Service) readPane(ctx context.Context, sw screen.Switch, sh screen.Shot
 	region, known := s.regions[key]
 	s.mu.Unlock()
 	if known {
-		ph, err := hr.Read(ctx, sh.Full.SubImage(region))
+		ph, err := hr.ReadRegion(ctx, sh.Full.SubImage(region))
 		if err != nil {
 			return nil, err
 		}
@@ -198,7 +198,7 @@ func (s *Service) readPane(ctx context.Context, sw screen.Switch, sh screen.Shot
 		// that the region alone, read as the pane changes, reads whole:
 		// a header missing its address, name or subject is read again
 		// from the region.
-		ph, err := hr.Read(ctx, sub)
+		ph, err := hr.ReadRegion(ctx, sub)
 		if err != nil {
 			return nil, err
 		}
@@ -304,4 +304,186 @@ func (t turnReader) ReadLines(ctx context.Context, img image.Image) ([]layout.Li
 		return nil, context.Cause(ctx)
 	}
 	return t.r.ReadLines(ctx, img)
+}
+
+// messageRead is what a glance read of the message a mail window shows.
+type messageRead struct {
+	header *ScreenInfo   // exact, from the HeaderSource
+	lines  []layout.Line // off the screen, the header region's
+	shot   *Image        // the screenshot, when one was taken
+	// none: the application said no message is open.
+	none bool
+	// blind: nothing could be read (no screenshot, screen text off).
+	blind bool
+}
+
+// info is the header rd holds, exact or parsed; the zero ScreenInfo when
+// none was read.
+func (rd messageRead) info() ScreenInfo {
+	switch {
+	case rd.header != nil:
+		return *rd.header
+	case len(rd.lines) > 0:
+		return ParseHeader(rd.lines)
+	}
+	return ScreenInfo{}
+}
+
+// DefaultRedrawWait is how long a glance at a reading pane that still
+// shows the message read before, or none, looks again (redrawPending)
+// before it gives up: a mail client redraws a selected message within a
+// few hundred milliseconds, and a pane that changed elsewhere (a new
+// message in the list, an image loading in the body) keeps showing the
+// same header.
+const DefaultRedrawWait = 2 * time.Second
+
+// redrawRetry is how often such a pane is read again meanwhile. An
+// unchanged pane costs a screenshot and no OCR (HeaderReader remembers
+// its pixels), or one question to the accessibility tree.
+const redrawRetry = 200 * time.Millisecond
+
+// redrawPending reports whether a read of a window's open message cannot
+// be trusted yet: the pane watcher reported a change, and what was read
+// is no message at all, or the subject the last glance at this window
+// read. The watcher can see the message list's highlight move before the
+// client has drawn the message, the client clears the header while it
+// loads the next one, and the accessibility tree can lag behind the
+// pixels and update a header field by field (the date first, measured on
+// Thunderbird 153): concluding from such a read would speak of the
+// previous message ("already nudged") or of none ("no message open").
+// The subject alone decides, not the whole header: another message with
+// the same subject is of the same thread, whose outcome the last glance
+// told. Reads that saw nothing (no screenshot), and switches to the
+// window, are taken as they are.
+func redrawPending(sw screen.Switch, last *messageRead, rd messageRead) bool {
+	if !sw.PaneChanged || rd.blind {
+		return false
+	}
+	if !rd.shows() {
+		return true
+	}
+	return last != nil && !last.blind && last.shows() && last.info().Subject == rd.info().Subject
+}
+
+// shows reports whether rd holds a message's header: a sender and a
+// subject, what the triage needs to look for its thread.
+func (rd messageRead) shows() bool {
+	info := rd.info()
+	return info.Email && info.Subject != ""
+}
+
+// readRedrawn reads the message sw's window shows, and while
+// redrawPending says the pane is not redrawn yet, reads it again every
+// redrawRetry: the glance's context ends it as soon as the next switch or
+// pane change comes (Run cuts it short). After the redraw wait, a pane
+// that still shows the message read before ends the glance silently (its
+// outcome was told), and one that shows none is taken as it is. ok is
+// false when the glance has told its outcome.
+func (s *Service) readRedrawn(ctx context.Context, sw screen.Switch, pol Policy, say func(string, bool)) (_ messageRead, ok bool) {
+	s.mu.Lock()
+	last, seen := s.lastRead[sw.Window]
+	s.mu.Unlock()
+	var prev *messageRead
+	if seen {
+		prev = &last
+	}
+	var giveUp <-chan time.Time
+	var tick *time.Ticker
+	for {
+		rd, err := s.readOpen(ctx, sw, pol, say)
+		if err != nil {
+			say("silent: error at triage: "+err.Error(), true)
+			return rd, false
+		}
+		if !redrawPending(sw, prev, rd) {
+			return rd, true
+		}
+		if tick == nil {
+			s.opt.Log.Debug("reading pane not redrawn yet: looking again", "app", sw.App)
+			tick = time.NewTicker(redrawRetry)
+			defer tick.Stop()
+			wait := s.opt.RedrawWait
+			if wait <= 0 {
+				wait = DefaultRedrawWait
+			}
+			t := time.NewTimer(wait)
+			defer t.Stop()
+			giveUp = t.C
+		}
+		select {
+		case <-ctx.Done():
+			say("silent: error at triage: "+context.Cause(ctx).Error(), true)
+			return rd, false
+		case <-giveUp:
+			if !rd.shows() {
+				// No message shows after all (the lawyer deleted
+				// the one open, or the header cannot be read):
+				// the glance decides from that, as on a switch.
+				return rd, true
+			}
+			say("silent: "+SameMessage+" (triage)", true)
+			return rd, false
+		case <-tick.C:
+		}
+	}
+}
+
+// SameMessage is the glance's outcome when the reading pane, reported
+// changed, still shows the message the last glance at the window read:
+// that glance's outcome stands.
+const SameMessage = "the reading pane still shows the message read before"
+
+// readOpen reads the message sw's window shows: exactly where the
+// application tells it, off the screen otherwise. err is the glance's
+// context ending.
+func (s *Service) readOpen(ctx context.Context, sw screen.Switch, pol Policy, say func(string, bool)) (messageRead, error) {
+	if pol.ScreenText {
+		h, asked, herr := s.exactHeader(ctx, sw)
+		switch {
+		case !asked:
+		case herr == nil:
+			info := h.info()
+			s.opt.Events.Log(events.ScreenTextRead, screenText(sw.App, sw.At,
+				len([]rune(info.SenderName+info.SenderEmail+info.Subject+info.Date)), h.text()))
+			return messageRead{header: &info}, nil
+		case errors.Is(herr, ErrNoHeader):
+			return messageRead{none: true}, nil
+		case ctx.Err() != nil:
+			return messageRead{}, context.Cause(ctx)
+		default:
+			s.opt.Log.Info("no exact message header; reading the screen", "app", sw.App, "err", herr)
+		}
+	}
+	if s.opt.Capture == nil {
+		return messageRead{blind: true}, nil
+	}
+	sh, cerr := s.opt.Capture.Capture(ctx, sw)
+	if cerr != nil {
+		say("no screenshot: "+cerr.Error(), false)
+		return messageRead{blind: true}, nil
+	}
+	rd := messageRead{shot: &Image{MIME: sh.MIME, Data: sh.Data}, blind: !pol.ScreenText}
+	if pol.ScreenText {
+		lines, rerr := s.readPane(ctx, sw, sh)
+		if rerr != nil && ctx.Err() == nil {
+			s.opt.Log.Warn("read the pane header", "err", rerr)
+		}
+		rd.lines = lines
+	}
+	return rd, nil
+}
+
+// rememberRead makes rd the last read of sw's window, when the glance read
+// one.
+func (s *Service) rememberRead(sw screen.Switch, rd *messageRead) {
+	if rd == nil || rd.blind {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.lastRead) >= maxRegions {
+		clear(s.lastRead)
+	}
+	// Only what compares is kept: no screenshot outlives its glance.
+	s.lastRead[sw.Window] = messageRead{header: rd.header, lines: rd.lines, none: rd.none}
 }

@@ -103,6 +103,9 @@ func paneWindow(t *testing.T, m paneMessage, dy int) *image.RGBA {
 type paneCapturer struct {
 	mu    sync.Mutex
 	shows *image.RGBA
+	// then, when set, is what the next screenshots show, one each, before
+	// shows is shown again (a pane redrawn between two looks).
+	then  []*image.RGBA
 	shots int
 }
 
@@ -116,6 +119,9 @@ func (c *paneCapturer) Capture(_ context.Context, sw screen.Switch) (screen.Shot
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.shots++
+	if len(c.then) > 0 {
+		c.shows, c.then = c.then[0], c.then[1:]
+	}
 	return screen.Shot{Window: sw.Window, App: sw.App, Image: c.shows, Full: c.shows, Data: []byte("jpeg"), MIME: "image/jpeg"}, nil
 }
 
@@ -231,6 +237,7 @@ type rigOptions struct {
 	noExact    bool  // no OpenHeaders
 	openErr    error // OpenHeaders fails
 	switches   <-chan events.Event
+	redrawWait time.Duration // ServiceOptions.RedrawWait
 }
 
 func newPaneRig(t *testing.T, o rigOptions) *paneRig {
@@ -263,7 +270,8 @@ func newPaneRig(t *testing.T, o rigOptions) *paneRig {
 			r.said <- "proposed " + strings.TrimPrefix(n.Subject, "glance:")
 			return nil
 		},
-		Record: func(_ context.Context, _, id, text string) { r.said <- id + ": " + text },
+		Record:     func(_ context.Context, _, id, text string) { r.said <- id + ": " + text },
+		RedrawWait: o.redrawWait,
 		Now: func() time.Time {
 			r.mu.Lock()
 			defer r.mu.Unlock()
@@ -416,7 +424,9 @@ func TestServiceExactHeader(t *testing.T) {
 			r.capt.show(paneWindow(t, msgSettlement, 0))
 			r.svc.On(t.Context(), inbox)
 			r.later(tc.wait)
-			r.svc.On(t.Context(), newPane)
+			// Back to the window: the same pane, taken as it is (a pane
+			// change that reads the same is TestServiceWaitsForTheRedraw's).
+			r.svc.On(t.Context(), inbox)
 			got := r.drain()
 			if !slices.Equal(got, tc.wantSaid) {
 				t.Errorf("said %q, want %q", got, tc.wantSaid)
@@ -638,4 +648,125 @@ func TestBenchPaneRead(t *testing.T) {
 	p95 := times[(len(times)*95+99)/100-1]
 	t.Logf("crop reads: p50 %v, p95 %v, max %v", times[len(times)/2], p95, times[len(times)-1])
 	fmt.Printf("BENCH pane_read_ms %.0f ms\n", float64(p95)/float64(time.Millisecond))
+}
+
+// TestServiceWaitsForTheRedraw: a pane change whose read equals what the
+// last glance at the window read is a pane the mail client has not
+// redrawn yet (its list's highlight moved first): the glance reads it
+// again until the new message shows, and never concludes "already
+// nudged" or "no message open" from the old one; a pane that keeps
+// showing the same message ends silent once the wait is over. A switch
+// back to the window is taken as it is.
+func TestServiceWaitsForTheRedraw(t *testing.T) {
+	settlement := ExactHeader{SenderName: msgSettlement.name, SenderEmail: msgSettlement.addr, Subject: msgSettlement.subject}
+	timetable := ExactHeader{SenderName: msgTimetable.name, SenderEmail: msgTimetable.addr, Subject: msgTimetable.subject}
+	noMessage := fmt.Errorf("tree: %w", ErrNoHeader)
+	type answer struct {
+		h   ExactHeader
+		err error
+	}
+	same := "thunderbird: silent: " + SameMessage + " (triage)"
+	for _, tc := range []struct {
+		name string
+		opt  rigOptions
+		// answers are the accessibility tree's, one a question (the
+		// last one repeats); screens are the screenshots, one a capture.
+		answers []answer
+		screens []paneMessage
+		second  screen.Switch
+		want    []string
+		// wantLooks is how many times the pane was read in all.
+		wantLooks int
+	}{
+		{"exact: the tree still shows the message before, then the new one", rigOptions{screenText: true},
+			[]answer{{h: settlement}, {h: settlement}, {h: timetable}}, nil, newPane,
+			[]string{"proposed " + msgSettlement.id, "proposed " + msgTimetable.id}, 3},
+		{"exact: nothing was open, the new message shows a moment later", rigOptions{screenText: true},
+			[]answer{{err: noMessage}, {err: noMessage}, {err: noMessage}, {h: timetable}}, nil, newPane,
+			[]string{"thunderbird: silent: no message open (triage)", "proposed " + msgTimetable.id}, 4},
+		{"exact: the same message stays: silent once the wait is over", rigOptions{screenText: true, redrawWait: 500 * time.Millisecond},
+			[]answer{{h: settlement}}, nil, newPane,
+			[]string{"proposed " + msgSettlement.id, same}, 0},
+		{"exact: the header is cleared while the next message loads", rigOptions{screenText: true},
+			[]answer{{h: settlement}, {err: noMessage}, {err: noMessage}, {h: timetable}}, nil, newPane,
+			[]string{"proposed " + msgSettlement.id, "proposed " + msgTimetable.id}, 4},
+		{"exact: no message stays: no message open once the wait is over", rigOptions{screenText: true, redrawWait: 500 * time.Millisecond},
+			[]answer{{h: settlement}, {err: noMessage}}, nil, newPane,
+			[]string{"proposed " + msgSettlement.id, "thunderbird: silent: no message open (triage)"}, 0},
+		{"off the screen: the pixels still show the message before", rigOptions{screenText: true, noExact: true},
+			nil, []paneMessage{msgSettlement, msgSettlement, msgSettlement, msgTimetable}, newPane,
+			[]string{"proposed " + msgSettlement.id, "proposed " + msgTimetable.id}, 4},
+		{"a switch back to the window is taken as it is", rigOptions{screenText: true},
+			[]answer{{h: settlement}}, nil, inbox,
+			[]string{"proposed " + msgSettlement.id, "thunderbird: silent: already nudged about this thread (gate)"}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newPaneRig(t, tc.opt)
+			asked := 0
+			r.src.block = func(context.Context) (ExactHeader, error) {
+				// Called under no lock of the rig's: the glance asks
+				// one question at a time.
+				a := tc.answers[min(asked, len(tc.answers)-1)]
+				asked++
+				return a.h, a.err
+			}
+			for _, m := range tc.screens {
+				r.capt.then = append(r.capt.then, paneWindow(t, m, 0))
+			}
+			if tc.screens == nil {
+				r.capt.show(paneWindow(t, msgNDA, 0)) // never read: the tree answers
+			}
+			r.svc.On(t.Context(), inbox)
+			r.svc.On(t.Context(), tc.second)
+			if got := r.drain(); !slices.Equal(got, tc.want) {
+				t.Errorf("said %q, want %q", got, tc.want)
+			}
+			looks := r.src.questions()
+			if tc.opt.noExact {
+				looks = r.capt.shots
+			}
+			if tc.wantLooks > 0 && looks != tc.wantLooks {
+				t.Errorf("the pane was read %d times, want %d", looks, tc.wantLooks)
+			}
+		})
+	}
+}
+
+func TestRedrawPending(t *testing.T) {
+	a := ScreenInfo{Email: true, SenderName: "Jane Doe", Subject: "Settlement offer"}
+	b := ScreenInfo{Email: true, SenderName: "Paul Grant", Subject: "Disclosure timetable"}
+	aLater, aOther, aNext := a, a, a
+	aLater.Date = "24/11/2026, 10:00"
+	aOther.SenderName = "Paul Grant"
+	aNext.Subject = "Settlement offer: our counter-proposal"
+	readA, readB := messageRead{header: &a}, messageRead{header: &b}
+	none, blind := messageRead{none: true}, messageRead{blind: true}
+	for _, tc := range []struct {
+		name string
+		sw   screen.Switch
+		last *messageRead
+		rd   messageRead
+		want bool
+	}{
+		{"a pane change that reads what the last glance read", newPane, &readA, readA, true},
+		{"no message before, none still", newPane, &none, none, true},
+		{"a message before, none now: the header is being redrawn", newPane, &readA, none, true},
+		{"no header read off the screen", newPane, &readA, messageRead{lines: nil}, true},
+		{"no message, the window never read", newPane, nil, none, true},
+		{"another message", newPane, &readA, readB, false},
+		{"the date redrawn first", newPane, &readA, messageRead{header: &aLater}, true},
+		{"the sender redrawn first, the subject not yet", newPane, &readA, messageRead{header: &aOther}, true},
+		{"the next message of the same sender", newPane, &readA, messageRead{header: &aNext}, false},
+		{"a message where none was", newPane, &none, readA, false},
+		{"a switch back to the window", inbox, &readA, readA, false},
+		{"no message on a switch", inbox, &readA, none, false},
+		{"the window never read", newPane, nil, readA, false},
+		{"nothing could be read", newPane, &readA, blind, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := redrawPending(tc.sw, tc.last, tc.rd); got != tc.want {
+				t.Errorf("redrawPending = %v, want %v", got, tc.want)
+			}
+		})
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/platform/xtest"
 	"github.com/spirit-app/spirit/screen/ocr"
 	"github.com/spirit-app/spirit/screen/ocr/layout"
@@ -88,26 +89,7 @@ func near(a, b string) bool {
 }
 
 // editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
-}
+func editDistance(a, b string) int { return index.EditDistance([]rune(a), []rune(b)) }
 
 // fold keeps the letters and digits of s, lower-cased.
 func fold(s string) string {
@@ -206,7 +188,7 @@ func readPanes(t *testing.T, cases []paneCase) []paneRead {
 				SubImage(image.Rectangle) image.Image
 			}).SubImage(region)
 			start := time.Now()
-			cropLines, err := r.ReadLines(t.Context(), sub)
+			cropLines, err := readRegionLines(t.Context(), r, sub)
 			if err != nil {
 				t.Fatalf("%s: crop: %v", cases[i].name, err)
 			}

@@ -66,8 +66,12 @@ type ServiceOptions struct {
 	Record func(ctx context.Context, source, id, text string)
 	// Events hears that screen text was read; nil: nobody.
 	Events events.Logger
-	Now    func() time.Time
-	Log    *slog.Logger
+	// RedrawWait bounds how long a glance at a reading pane that still
+	// shows the message read before looks again; 0 means
+	// DefaultRedrawWait.
+	RedrawWait time.Duration
+	Now        func() time.Time
+	Log        *slog.Logger
 }
 
 // Service decides, after each app switch, whether the screen shows an
@@ -93,6 +97,9 @@ type Service struct {
 	// for again; exactOpenAfter the same for opening the source.
 	exactOff       map[string]time.Time
 	exactOpenAfter time.Time
+	// lastRead is, per window, the open message read by the last glance
+	// that told its outcome (readRedrawn).
+	lastRead map[uint64]messageRead
 }
 
 // NewService checks the options; the service starts with Run.
@@ -112,7 +119,8 @@ func NewService(opt ServiceOptions) (*Service, error) {
 		opt.Events = events.Noop{}
 	}
 	return &Service{opt: opt, ocrTurn: make(chan struct{}, 1),
-		regions: make(map[paneKey]image.Rectangle), exactOff: make(map[string]time.Time)}, nil
+		regions: make(map[paneKey]image.Rectangle), exactOff: make(map[string]time.Time),
+		lastRead: make(map[uint64]messageRead)}, nil
 }
 
 // errMovedOn is the cause of a glance's context when the lawyer switched
@@ -129,6 +137,9 @@ type glanceRun struct {
 	// over is set once the outcome is in the world log (or a nudge
 	// proposed), or the glance was cut short: nothing more is told.
 	over bool
+	// read is what the glance read of the open message, once it has;
+	// it becomes the window's last read when the outcome is told.
+	read *messageRead
 }
 
 // Run glances at each switch until ctx ends or the stream closes. A
@@ -290,6 +301,9 @@ func (s *Service) glance(ctx context.Context, g *glanceRun) {
 		if !g.over {
 			s.opt.Record(ctx, "glance", sw.App, text)
 			g.over = outcome
+			if outcome {
+				s.rememberRead(sw, g.read)
+			}
 		}
 	}
 	now := s.opt.Now()
@@ -328,40 +342,18 @@ func (s *Service) glance(ctx context.Context, g *glanceRun) {
 	// the screen otherwise, and decide again.
 	var shot *Image
 	if err == nil && d.Reason == ReasonNotEmail && ParseTitle(sw.App, sw.Title).Mail() {
-		exact := false
-		if pol.ScreenText {
-			h, asked, herr := s.exactHeader(ctx, sw)
-			switch {
-			case !asked:
-			case herr == nil:
-				info := h.info()
-				in.Header, exact = &info, true
-				s.opt.Events.Log(events.ScreenTextRead, screenText(sw.App, sw.At,
-					len([]rune(info.SenderName+info.SenderEmail+info.Subject+info.Date)), h.text()))
-			case errors.Is(herr, ErrNoHeader):
-				say("silent: no message open (triage)", true)
-				return
-			case ctx.Err() != nil:
-				say("silent: error at triage: "+context.Cause(ctx).Error(), true)
-				return
-			default:
-				s.opt.Log.Info("no exact message header; reading the screen", "app", sw.App, "err", herr)
-			}
+		rd, ok := s.readRedrawn(ctx, sw, pol, say)
+		if !ok {
+			return
 		}
-		if !exact && s.opt.Capture != nil {
-			if sh, cerr := s.opt.Capture.Capture(ctx, sw); cerr != nil {
-				say("no screenshot: "+cerr.Error(), false)
-			} else {
-				shot = &Image{MIME: sh.MIME, Data: sh.Data}
-				if pol.ScreenText {
-					lines, rerr := s.readPane(ctx, sw, sh)
-					if rerr != nil && ctx.Err() == nil {
-						s.opt.Log.Warn("read the pane header", "err", rerr)
-					}
-					in.ScreenLines = lines
-				}
-			}
+		g.mu.Lock()
+		g.read = &rd
+		g.mu.Unlock()
+		if rd.none {
+			say("silent: no message open (triage)", true)
+			return
 		}
+		in.Header, in.ScreenLines, shot = rd.header, rd.lines, rd.shot
 		if in.Header != nil || len(in.ScreenLines) > 0 {
 			d, err = Decide(ctx, s.opt.Index, in)
 			if err == nil && d.MessageID != "" && Seen(all, nudge.GlanceSubject(d.MessageID)) {
@@ -400,6 +392,7 @@ func (s *Service) glance(ctx context.Context, g *glanceRun) {
 		return
 	}
 	g.over = true
+	s.rememberRead(sw, g.read)
 	if err := s.opt.Propose(ctx, store.Nudge{Kind: nudge.KindGlance, Message: d.Message, ActionPrompt: d.ActionPrompt, Subject: subject}); err != nil {
 		s.opt.Log.Error("glance nudge", "err", err)
 	}

@@ -3,6 +3,7 @@
 package desktop_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -139,6 +140,9 @@ func (r *paneRun) stop(t *testing.T, ctx context.Context) {
 type paneSetup struct {
 	layout string
 	a11y   bool
+	// openIn is where Thunderbird opens a message on Enter: "" (a tab)
+	// or "window".
+	openIn string
 }
 
 func (s paneSetup) String() string {
@@ -173,7 +177,7 @@ func startPaneRun(t *testing.T, ctx context.Context, d *desk, mbox string, label
 	p, c := runningSpirit(t, ctx, d, dataDir)
 	r := &paneRun{d: d, spirit: p, c: c, seen: map[int64]bool{}}
 	r.tb = xtest.StartThunderbird(t, ctx, d.disp, xtest.ThunderbirdOptions{
-		Name: labels.Me.Name, Address: labels.Me.Address, Mbox: mbox, Layout: setup.layout,
+		Name: labels.Me.Name, Address: labels.Me.Address, Mbox: mbox, Layout: setup.layout, OpenIn: setup.openIn,
 		// On the desk's session bus, where the accessibility bus is
 		// found when the run has one.
 		Env: d.bus.Env(),
@@ -250,7 +254,8 @@ const paneSample = time.Second
 // known to be the last: it was logged after final (both of its samples
 // came after the screen's last change), or no new look came for
 // paneQuiet. Glances cut short by the next look (the lawyer moved on) are
-// not outcomes.
+// not outcomes, nor is a glance that found the pane still showing the
+// message an earlier glance since the action decided on.
 func (r *paneRun) await(ctx context.Context, since int64, final time.Time, looked func(api.Entry) bool) (outcome, error) {
 	var o outcome
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -273,11 +278,21 @@ func (r *paneRun) await(ctx context.Context, since int64, final time.Time, looke
 		if err != nil {
 			return false, err
 		}
-		n, silent, isFinal := 0, "", false
+		// decided is the last outcome told before the latest look: a
+		// glance at a pane that still shows the message it was about
+		// leaves it standing.
+		n, silent, decided, isFinal := 0, "", "", false
 		for _, e := range es {
 			switch {
 			case e.Source == "screen" && looked(e):
+				if silent != "" {
+					decided = silent
+				}
 				n, silent, isFinal = n+1, "", e.TS.After(final)
+			case e.Source == "glance" && strings.Contains(e.Text, glance.SameMessage):
+				// With no outcome before it, the pane was never seen
+				// redrawn: that is the outcome, and a wrong one.
+				silent = cmp.Or(decided, e.Text)
 			case e.Source == "glance" && strings.HasPrefix(e.Text, "silent: ") &&
 				!strings.Contains(e.Text, "moved on to another window") &&
 				!strings.Contains(e.Text, "another message opened in the reading pane"):
@@ -501,6 +516,56 @@ func TestThunderbirdThreePaneGlance(t *testing.T) {
 			}
 			r.stop(t, ctx)
 		})
+	}
+}
+
+// TestThunderbirdMessageWindowGlance: a lawyer who opens the selected
+// message in a window of its own gets the same glance there as in the
+// reading pane: for a needs-reply message, the nudge about its newest
+// message, or (the pane having nudged about it just before) silence as
+// already nudged about that very thread; for the others the labelled
+// silence. The pane's own outcome is only logged here
+// (TestThunderbirdThreePaneGlance judges it).
+func TestThunderbirdMessageWindowGlance(t *testing.T) {
+	mbox, labels := loadThreepane(t)
+	d := newDesk(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
+	setup := paneSetup{layout: "vertical", openIn: "window"}
+	r := startPaneRun(t, ctx, d, mbox, labels, setup)
+	defer r.stop(t, ctx)
+	for _, c := range labels.Cases {
+		pane := r.selectCase(t, ctx, c)
+		r.report(t, setup, pane, false)
+		since := r.lastEntry(t, ctx)
+		w, err := r.tb.OpenMessageWindow(ctx)
+		if err != nil {
+			t.Fatalf("%q: %v", c.Subject, err)
+		}
+		o, err := r.await(ctx, since, time.Time{}, func(e api.Entry) bool {
+			return e.Text == fmt.Sprintf("switched to %q", w.Name)
+		})
+		paneNudged := pane.o.nudge != nil && pane.o.nudge.Subject == c.wantSubject()
+		var right bool
+		switch {
+		case err != nil:
+		case o.nudge != nil:
+			right = c.Expect == "nudge" && o.nudge.Subject == c.wantSubject()
+		case c.Expect == "nudge":
+			right = paneNudged && silentReason(o.silent) == "already nudged about this thread"
+		default:
+			right = c.Reason == "" || silentReason(o.silent) == c.Reason
+		}
+		if right {
+			t.Logf("%q in its own window: %s", c.Subject, o)
+		} else {
+			t.Errorf("%q in its own window %q: got %s (%v), want %s %s; the pane said %s\nlog:\n  %s\nscreenshot: %s",
+				c.Subject, w.Name, o, err, c.Expect, c.Reason, pane.o, strings.Join(o.lines, "\n  "),
+				failShot(t, r.d.disp, "window-"+slug(c.Subject)+".png"))
+		}
+		if err := r.tb.CloseWindow(ctx, w); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

@@ -36,11 +36,19 @@ type ThunderbirdOptions struct {
 	// Env is extra environment for Thunderbird, e.g. a session bus's
 	// Env() for the accessibility bus.
 	Env []string
+	// OpenIn is where Enter in the message list opens the selected
+	// message: "tab" (OpenMessageTab) or "window", a window of its own
+	// (OpenMessageWindow); "" means tab.
+	OpenIn string
 }
 
 // Layouts of the main window, as Thunderbird's mail.pane_config.dynamic
 // numbers them.
 var thunderbirdLayouts = map[string]int{"": 2, "vertical": 2, "classic": 0}
+
+// Where Enter opens a message, as Thunderbird's mail.openMessageBehavior
+// numbers them.
+var thunderbirdOpenIn = map[string]int{"": 2, "tab": 2, "window": 0}
 
 // Thunderbird is a running Thunderbird with a fresh profile, its main
 // window showing the Inbox.
@@ -165,6 +173,10 @@ func writeThunderbirdProfile(dir string, opt ThunderbirdOptions) error {
 	if !ok {
 		return fmt.Errorf("layout %q: want vertical or classic", opt.Layout)
 	}
+	openIn, ok := thunderbirdOpenIn[opt.OpenIn]
+	if !ok {
+		return fmt.Errorf("open messages in %q: want tab or window", opt.OpenIn)
+	}
 	mailDir := filepath.Join(dir, "Mail", "account")
 	if err := os.MkdirAll(mailDir, 0o700); err != nil {
 		return err
@@ -181,7 +193,7 @@ func writeThunderbirdProfile(dir string, opt ThunderbirdOptions) error {
 	if name == "" {
 		name = "Lawyer"
 	}
-	prefs := thunderbirdPrefs(name, accountTitle(opt), layout)
+	prefs := thunderbirdPrefs(name, accountTitle(opt), layout, openIn)
 	files := map[string]any{
 		// The first tab opens the Inbox (it would open the account's
 		// start page otherwise).
@@ -214,7 +226,7 @@ func writeThunderbirdProfile(dir string, opt ThunderbirdOptions) error {
 }
 
 // thunderbirdPrefs is the profile's user.js.
-func thunderbirdPrefs(name, address string, layout int) string {
+func thunderbirdPrefs(name, address string, layout, openIn int) string {
 	str := strconv.Quote
 	prefs := []struct {
 		k string
@@ -277,13 +289,14 @@ func thunderbirdPrefs(name, address string, layout int) string {
 		{"mailnews.auto_config.fetchFromISP.enabled", "false"},
 		{"calendar.timezone.useSystemTimezone", "true"},
 		// The layout, a plain table of messages, one row each (no
-		// threads to expand), newest first, opened in a tab on Enter.
+		// threads to expand), newest first, opened on Enter where
+		// OpenIn says.
 		{"mail.pane_config.dynamic", strconv.Itoa(layout)},
 		{"mail.threadpane.listview", "1"},
 		{"mailnews.default_sort_type", "18"}, // by date
 		{"mailnews.default_sort_order", "2"}, // descending
 		{"mailnews.default_view_flags", "0"}, // unthreaded
-		{"mail.openMessageBehavior", "2"},    // a new tab
+		{"mail.openMessageBehavior", strconv.Itoa(openIn)},
 		// A still screen: no blinking caret, no animations, so
 		// "settled" means the app is done drawing.
 		{"ui.caretBlinkTime", "0"},
@@ -564,6 +577,37 @@ func (tb *Thunderbird) OpenMessageTab(ctx context.Context) error {
 		}
 		if now, err := tb.Title(); err == nil && now == title {
 			return nil
+		}
+	}
+}
+
+// OpenMessageWindow opens the selected message in a window of its own
+// (Enter in the list, with ThunderbirdOptions.OpenIn "window") and
+// returns it once it has the focus, its title names the message ("<subject>
+// - Mozilla Thunderbird") and the title has held still while the main
+// window settled (it is titled "Mozilla Thunderbird" while it loads).
+// CloseWindow closes it.
+func (tb *Thunderbird) OpenMessageWindow(ctx context.Context) (WindowInfo, error) {
+	if err := tb.activate(ctx); err != nil {
+		return WindowInfo{}, err
+	}
+	if err := tb.key(ctx, "Return"); err != nil {
+		return WindowInfo{}, err
+	}
+	const suffix = " - Mozilla Thunderbird"
+	for {
+		w, err := tb.waitActive(ctx, "message window", func(w WindowInfo) bool {
+			return w.ID != tb.Window.ID && strings.HasSuffix(w.Name, suffix) && w.Name != suffix &&
+				!strings.HasPrefix(w.Name, "Write: ")
+		})
+		if err != nil {
+			return WindowInfo{}, fmt.Errorf("open message window: %w", err)
+		}
+		if _, _, err := tb.settle(ctx, nil); err != nil {
+			return WindowInfo{}, fmt.Errorf("open message window: %w", err)
+		}
+		if now, err := tb.d.windowName(xproto.Window(w.ID)); err == nil && now == w.Name {
+			return w, nil
 		}
 	}
 }

@@ -168,3 +168,45 @@ func save(t *testing.T, d *xtest.Display, name string) {
 		t.Logf("screenshot: %v", err)
 	}
 }
+
+// TestThunderbirdMessageWindow: with messages opened in windows of their
+// own, Enter on a selected message opens a window titled by its subject,
+// which has the focus; closing it gives the focus back to the main
+// window, whose title never changed.
+func TestThunderbirdMessageWindow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Thunderbird")
+	}
+	mbox, err := filepath.Abs(threepaneMbox)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	d := xtest.StartDisplay(t, 1280, 800)
+	tb := xtest.StartThunderbird(t, ctx, d, xtest.ThunderbirdOptions{
+		Name: "Dana Whitfield", Address: "dana.whitfield@hartleyross.com", Mbox: mbox, OpenIn: "window",
+	})
+	for _, subject := range []string{"Deposition of Karen Liu - Scheduling", "Re: Lease Amendment No. 3 - Harborview Plaza"} {
+		if err := tb.SelectMessage(ctx, subject); err != nil {
+			t.Fatal(err)
+		}
+		w, err := tb.OpenMessageWindow(ctx)
+		if err != nil {
+			save(t, d, "message-window.png")
+			t.Fatal(err)
+		}
+		if want := subject + " - Mozilla Thunderbird"; w.Name != want || w.ID == tb.Window.ID {
+			t.Errorf("message window %+v, want a window of its own titled %q", w, want)
+		}
+		if active, err := d.ActiveWindow(); err != nil || active != w.ID {
+			t.Errorf("active window %d (%v), want the message window %d", active, err, w.ID)
+		}
+		if err := tb.CloseWindow(ctx, w); err != nil {
+			t.Fatal(err)
+		}
+		if title, err := tb.Title(); err != nil || title != tb.Window.Name {
+			t.Errorf("main window titled %q (%v) after the message window, want %q", title, err, tb.Window.Name)
+		}
+	}
+}

@@ -436,10 +436,13 @@ func closeWords(a, b string) bool {
 	if limit == 0 || absDiff(int64(len(ra)), int64(len(rb))) > int64(limit) {
 		return false
 	}
-	return editDistance(ra, rb) <= limit
+	return EditDistance(ra, rb) <= limit
 }
 
-func editDistance(a, b []rune) int {
+// EditDistance is the Levenshtein distance between a and b, in runes: how
+// many letters OCR must have dropped, added or changed to read one as the
+// other.
+func EditDistance(a, b []rune) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
