@@ -45,13 +45,17 @@ func TestPromptForAgentKinds(t *testing.T) {
 		t.Errorf("question cancel = %s, want %s", q.Cancel, api.ActionDismiss)
 	}
 
+	if g, _ := buildPrompt(store.Nudge{Kind: nudge.KindGlance, Message: "Marcy Howard is waiting on your reply. Draft one?"}, now); g.Title != "Email" {
+		t.Errorf("glance title = %q, want Email", g.Title)
+	}
+
 	a, err := buildPrompt(store.Nudge{Kind: nudge.KindApproval, Message: "Save this reply in Drafts?",
 		Detail: `{"tool":"create_draft","title":"Draft reply","fields":[{"label":"To","value":"Marcy Howard <marcy@x.com>"},{"label":"Cc","value":""},{"label":"Subject","value":"Re: SNDA"}],"body":"Hi Marcy,\n\nAgreed.\n\nDana"}`}, now)
 	if err != nil {
 		t.Fatalf("approval prompt: %v", err)
 	}
-	if a.Title != "Approve?" {
-		t.Errorf("approval title = %q, want %q", a.Title, "Approve?")
+	if a.Title != "Approval" {
+		t.Errorf("approval title = %q, want %q", a.Title, "Approval")
 	}
 	if want := "Hi Marcy,\n\nAgreed.\n\nDana"; a.Body != want {
 		t.Errorf("approval body = %q, want %q", a.Body, want)
