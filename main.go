@@ -45,6 +45,7 @@ Usage:
                                   transcribe a 16-bit PCM WAV file and show the commands heard
   spirit model list               show the speech models and which are installed
   spirit model download [NAME]    download a speech model (tiny.en, base.en, small.en)
+  spirit autostart on|off|status  start Spirit when you log in, or not
   spirit provider set|show|test    the model provider (optional; keys go to the keychain)
   spirit mail add|list|edit|sync|search|remove
                                   mail accounts and the local mail index (spirit mail for help)
@@ -106,6 +107,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runWork(ctx, args, stdout, stderr)
 	case "model":
 		err = runModel(ctx, args, stdout, stderr)
+	case "autostart":
+		err = runAutostart(ctx, args, stdout, stderr)
 	case "eval":
 		err = runEval(args, stdout, stderr)
 	case "version":
@@ -144,7 +147,7 @@ var (
 // to do (spirit model download, spirit world tail).
 func hasSubcommand(cmd string) bool {
 	switch cmd {
-	case "world", "provider", "mail", "calendar", "agents", "work", "model", "eval":
+	case "world", "provider", "mail", "calendar", "agents", "work", "model", "eval", "autostart":
 		return true
 	}
 	return false

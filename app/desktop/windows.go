@@ -68,6 +68,7 @@ func (g *gui) showSettings() {
 type settingsView struct {
 	content       fyne.CanvasObject
 	listen, watch *widget.Check
+	autostart     *autostartRow
 	updating      bool
 }
 
@@ -161,6 +162,7 @@ func newSettingsView(g *gui) *settingsView {
 		nudgeHotkey = "none"
 	}
 
+	v.autostart = newAutostartRow(g)
 	dataDir := widget.NewLabel(dbPath)
 	dataDir.Wrapping = fyne.TextWrapBreak
 	privacy := widget.NewLabel("Audio and screenshots stay in memory. Nothing leaves this computer " +
@@ -176,6 +178,7 @@ func newSettingsView(g *gui) *settingsView {
 		widget.NewFormItem("Never look at", container.NewVBox(excludedApps, excludedProblem, excludedNote)),
 		widget.NewFormItem("Screen text", container.NewVBox(ocr, ocrProblem)),
 		widget.NewFormItem("Database", dataDir),
+		widget.NewFormItem("Start", v.autostart.content),
 	)
 	v.content = container.NewVScroll(container.NewPadded(container.NewVBox(form, widget.NewSeparator(), privacy)))
 	return v

@@ -1,0 +1,44 @@
+package platform
+
+// UNTESTED HERE: there is no macOS to run on. The plist's text is built and
+// read by autostart.go, whose tests run everywhere; this file only places
+// it. launchd loads ~/Library/LaunchAgents at each login, so writing the
+// file is enough for the next one; Spirit is not started now (it is
+// running already when the lawyer turns this on).
+
+import (
+	"os"
+	"path/filepath"
+)
+
+func autostartPath() (string, error) {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, "Library", "LaunchAgents", AutostartID+".plist"), nil
+}
+
+func enableAutostart(command []string) error {
+	path, err := autostartPath()
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, []byte(launchAgentPlist(command)), 0o644)
+}
+
+func disableAutostart() error {
+	path, err := autostartPath()
+	if err != nil {
+		return err
+	}
+	return removeFile(path)
+}
+
+func autostartStatus() (Autostart, error) {
+	path, err := autostartPath()
+	if err != nil {
+		return Autostart{}, err
+	}
+	return fileAutostartStatus(path, parseLaunchAgent, "Turned off in the LaunchAgent (Disabled).")
+}
