@@ -125,7 +125,7 @@ func (c *Core) closeNudgesAbout(ctx context.Context, subject string) {
 // snoozeCurrent pushes back the newest open nudge.
 func (c *Core) snoozeCurrent(ctx context.Context, minutes int) (string, error) {
 	if minutes <= 0 {
-		minutes = 10
+		minutes = c.snoozeLength(ctx)
 	}
 	open, err := c.store.Nudges(ctx, store.NudgeShown)
 	if err != nil {

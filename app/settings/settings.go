@@ -36,6 +36,8 @@ const (
 	KeyScreenText       = "screen.text"
 	KeyGlanceMaxPerHour = "glance.max_per_hour"
 	KeyGlanceQuietHours = "glance.quiet_hours"
+	KeyDismissBackoff   = "glance.dismiss_backoff"
+	KeySnoozeMinutes    = "nudge.snooze_minutes"
 	KeyWorkHeartbeat    = "work.heartbeat"
 	KeyWorkActiveHours  = "work.active_hours"
 )
@@ -45,6 +47,7 @@ const (
 	MaxTranscriptDays   = 3650 // ten years
 	MaxVoiceThreads     = 64
 	MaxGlanceMaxPerHour = 60
+	MaxSnoozeMinutes    = 24 * 60 // a day
 )
 
 // HotkeyOff, stored as a shortcut, turns that shortcut off (so does "").
@@ -103,13 +106,26 @@ type Settings struct {
 	// Stored as screen.text, "true" or "false"; default true.
 	ScreenText bool
 
-	// GlanceMaxPerHour caps glance nudges in any hour; 0 turns them off.
+	// GlanceMaxPerHour caps the nudges Spirit raises on its own (glances,
+	// meeting briefs, offers about calls, work delivered) in any hour; 0
+	// turns them off.
 	// At most MaxGlanceMaxPerHour.
 	// Stored as glance.max_per_hour, a whole number; default 4.
 	GlanceMaxPerHour int
-	// GlanceQuietHours is when no glance nudge is shown, in local hours.
+	// GlanceQuietHours is when no nudge Spirit raises on its own is shown,
+	// in local hours.
 	// Stored as glance.quiet_hours, "20-8" or "" for none; default none.
 	GlanceQuietHours QuietHours
+	// DismissBackoff makes Spirit hold back after a glance nudge is
+	// dismissed: 15 minutes after the first dismissal in a day, doubling
+	// with each further one; off, a dismissal only closes that nudge.
+	// Stored as glance.dismiss_backoff, "true" or "false"; default true.
+	DismissBackoff bool
+	// SnoozeMinutes is how long Snooze puts a reminder off when no time is
+	// given (the bubble's Snooze button, "snooze that"). From 1 to
+	// MaxSnoozeMinutes.
+	// Stored as nudge.snooze_minutes, a whole number; default 10.
+	SnoozeMinutes int
 
 	// WorkHeartbeat lets Spirit look over the day every 30 minutes inside
 	// the active hours, with a model provider, and speak up only when the
@@ -131,6 +147,8 @@ func Defaults() Settings {
 		TranscriptDays:   7,
 		ScreenText:       true,
 		GlanceMaxPerHour: 4,
+		DismissBackoff:   true,
+		SnoozeMinutes:    10,
 		WorkHeartbeat:    true,
 		WorkActiveHours:  DefaultActiveHours(),
 	}
@@ -373,7 +391,7 @@ var fields = []field{
 		func(s *Settings) *[]string { return &s.ExcludedTitles }),
 	boolField(KeyScreenText, "Reading text on screen must be true or false.",
 		func(s *Settings) *bool { return &s.ScreenText }),
-	intField(KeyGlanceMaxPerHour, fmt.Sprintf("Glance nudges per hour must be a whole number from 0 to %d (0 turns them off).", MaxGlanceMaxPerHour),
+	intField(KeyGlanceMaxPerHour, fmt.Sprintf("Nudges Spirit raises on its own must be a whole number an hour from 0 to %d (0 turns them off).", MaxGlanceMaxPerHour),
 		0, MaxGlanceMaxPerHour, false, func(s *Settings) *int { return &s.GlanceMaxPerHour }),
 	{
 		key:    KeyGlanceQuietHours,
@@ -386,6 +404,10 @@ var fields = []field{
 		},
 		check: func(s Settings) bool { return s.GlanceQuietHours.valid() },
 	},
+	boolField(KeyDismissBackoff, "Holding back after a dismissed nudge must be true or false.",
+		func(s *Settings) *bool { return &s.DismissBackoff }),
+	intField(KeySnoozeMinutes, fmt.Sprintf("Snooze must be a whole number of minutes from 1 to %d.", MaxSnoozeMinutes),
+		1, MaxSnoozeMinutes, false, func(s *Settings) *int { return &s.SnoozeMinutes }),
 	boolField(KeyWorkHeartbeat, "The heartbeat must be true or false.",
 		func(s *Settings) *bool { return &s.WorkHeartbeat }),
 	{

@@ -49,7 +49,7 @@ func TestKeys(t *testing.T) {
 		"hotkey.pause_listening", "hotkey.focus_nudge",
 		"voice.wake_phrase", "voice.transcript_days", "voice.model", "voice.device", "voice.threads",
 		"screen.excluded_apps", "screen.excluded_titles", "screen.text",
-		"glance.max_per_hour", "glance.quiet_hours",
+		"glance.max_per_hour", "glance.quiet_hours", "glance.dismiss_backoff", "nudge.snooze_minutes",
 		"work.heartbeat", "work.active_hours",
 	}
 	if got := settings.Keys(); !slices.Equal(got, want) {
@@ -73,6 +73,8 @@ func TestDefaults(t *testing.T) {
 		ScreenText:       true,
 		GlanceMaxPerHour: 4,
 		GlanceQuietHours: settings.QuietHours{},
+		DismissBackoff:   true,
+		SnoozeMinutes:    10,
 		WorkHeartbeat:    true,
 		WorkActiveHours: settings.ActiveHours{Days: [7]bool{false, true, true, true, true, true, false},
 			From: 8 * 60, To: 19 * 60},
@@ -102,6 +104,8 @@ func TestDefaultsStoredValues(t *testing.T) {
 		"screen.text":            "true",
 		"glance.max_per_hour":    "4",
 		"glance.quiet_hours":     "",
+		"glance.dismiss_backoff": "true",
+		"nudge.snooze_minutes":   "10",
 		"work.heartbeat":         "true",
 		"work.active_hours":      "mon-fri 08:00-19:00",
 	}
@@ -197,7 +201,12 @@ func TestValidate(t *testing.T) {
 		{"title with a comma", func(s *settings.Settings) { s.ExcludedTitles = []string{"Re: a, b"} }, []settings.FieldError{
 			{Key: "screen.excluded_titles", Value: "Re: a, b", Reason: "Window titles to never look at are separated by commas, so a title cannot contain a comma."}}},
 		{"glance nudges per hour", func(s *settings.Settings) { s.GlanceMaxPerHour = 61 }, []settings.FieldError{
-			{Key: "glance.max_per_hour", Value: "61", Reason: "Glance nudges per hour must be a whole number from 0 to 60 (0 turns them off)."}}},
+			{Key: "glance.max_per_hour", Value: "61", Reason: "Nudges Spirit raises on its own must be a whole number an hour from 0 to 60 (0 turns them off)."}}},
+		{"snooze bounds", func(s *settings.Settings) { s.SnoozeMinutes = 1440 }, nil},
+		{"no snooze", func(s *settings.Settings) { s.SnoozeMinutes = 0 }, []settings.FieldError{
+			{Key: "nudge.snooze_minutes", Value: "0", Reason: "Snooze must be a whole number of minutes from 1 to 1440."}}},
+		{"snooze over a day", func(s *settings.Settings) { s.SnoozeMinutes = 1441 }, []settings.FieldError{
+			{Key: "nudge.snooze_minutes", Value: "1441", Reason: "Snooze must be a whole number of minutes from 1 to 1440."}}},
 		{"quiet hour past midnight", func(s *settings.Settings) { s.GlanceQuietHours = settings.QuietHours{From: 20, To: 25, On: true} }, []settings.FieldError{
 			{Key: "glance.quiet_hours", Value: "20-25", Reason: "Quiet hours must look like 20-8 (from hour to hour, 0 to 24), or be empty for none."}}},
 		{"quiet hours from 24", func(s *settings.Settings) { s.GlanceQuietHours = settings.QuietHours{From: 24, To: 8, On: true} }, []settings.FieldError{
@@ -207,7 +216,7 @@ func TestValidate(t *testing.T) {
 		}, []settings.FieldError{
 			{Key: "hotkey.pause_listening", Value: "Ctrl+", Reason: "The shortcut to pause listening must be keys like Ctrl+Alt+P (Ctrl, Alt or Super, then one key), or off."},
 			{Key: "voice.transcript_days", Value: "99999", Reason: "Transcripts must be kept for a whole number of days from 0 to 3650 (0 keeps none)."},
-			{Key: "glance.max_per_hour", Value: "-1", Reason: "Glance nudges per hour must be a whole number from 0 to 60 (0 turns them off)."},
+			{Key: "glance.max_per_hour", Value: "-1", Reason: "Nudges Spirit raises on its own must be a whole number an hour from 0 to 60 (0 turns them off)."},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -272,6 +281,8 @@ func custom() settings.Settings {
 		ScreenText:       false,
 		GlanceMaxPerHour: 0,
 		GlanceQuietHours: settings.QuietHours{From: 20, To: 8, On: true},
+		DismissBackoff:   false,
+		SnoozeMinutes:    25,
 		WorkHeartbeat:    false,
 		WorkActiveHours:  settings.ActiveHours{Days: [7]bool{time.Sunday: true, time.Saturday: true}, From: 9 * 60, To: 13*60 + 30},
 	}
@@ -304,6 +315,7 @@ func TestLoad(t *testing.T) {
 			// Keys added since keep their defaults.
 			*s = custom()
 			s.WorkHeartbeat, s.WorkActiveHours = true, settings.DefaultActiveHours()
+			s.DismissBackoff, s.SnoozeMinutes = true, 10
 		}, nil},
 		{"other keys ignored", map[string]string{"model.provider": "anthropic", "mail.x": "1"}, func(*settings.Settings) {}, nil},
 		{"empty numbers and booleans read as not set", map[string]string{
@@ -344,6 +356,10 @@ func TestLoad(t *testing.T) {
 			"glance.max_per_hour":    "-3",
 			"glance.quiet_hours":     "25-8",
 		}},
+		{"nudge pacing", map[string]string{"glance.dismiss_backoff": "false", "nudge.snooze_minutes": " 30 "},
+			func(s *settings.Settings) { s.DismissBackoff, s.SnoozeMinutes = false, 30 }, nil},
+		{"no snooze length", map[string]string{"nudge.snooze_minutes": "0"}, func(*settings.Settings) {},
+			map[string]string{"nudge.snooze_minutes": "0"}},
 		{"out of range days", map[string]string{"voice.transcript_days": "-1"}, func(*settings.Settings) {},
 			map[string]string{"voice.transcript_days": "-1"}},
 		{"quiet hours without a dash", map[string]string{"glance.quiet_hours": "20"}, func(*settings.Settings) {},
