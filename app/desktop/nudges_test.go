@@ -203,3 +203,27 @@ func TestGlanceSummary(t *testing.T) {
 		t.Errorf("info prompt summary = %q, want none (its first sentence)", p.Summary)
 	}
 }
+
+func TestWithSnoozeLength(t *testing.T) {
+	reminder := nudge.SpecFor(nudge.KindReminder).Choices
+	for _, tc := range []struct {
+		name    string
+		minutes int
+		want    string
+	}{
+		{"the default", 10, "accept=Done|snooze=Snooze 10 min|dismiss=Dismiss"},
+		{"minutes", 25, "accept=Done|snooze=Snooze 25 min|dismiss=Dismiss"},
+		{"whole hours", 120, "accept=Done|snooze=Snooze 2 h|dismiss=Dismiss"},
+		{"hours and minutes", 90, "accept=Done|snooze=Snooze 1 h 30 min|dismiss=Dismiss"},
+		{"not a length: unchanged", 0, "accept=Done|snooze=Snooze 10 min|dismiss=Dismiss"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := choiceIDs(withSnoozeLength(reminder, tc.minutes)); got != tc.want {
+				t.Errorf("withSnoozeLength(%d) = %s, want %s", tc.minutes, got, tc.want)
+			}
+		})
+	}
+	if got := choiceIDs(nudge.SpecFor(nudge.KindReminder).Choices); got != "accept=Done|snooze=Snooze 10 min|dismiss=Dismiss" {
+		t.Errorf("the spec's choices changed: %s", got)
+	}
+}

@@ -53,6 +53,7 @@ func (g *gui) showSettings() {
 		g.mailView = newMailView(g, w)
 		return container.NewAppTabs(
 			container.NewTabItem("General", g.settingsView.content),
+			container.NewTabItem("Nudges", container.NewPadded(newNudgesView(g).content)),
 			container.NewTabItem("Mail accounts", container.NewPadded(g.mailView.content)),
 			container.NewTabItem("Model provider", container.NewPadded(newProviderPage(g))),
 			container.NewTabItem("Routines", container.NewPadded(newRoutinesView(g).content)),
@@ -173,7 +174,8 @@ func newSettingsView(g *gui) *settingsView {
 		widget.NewFormItem("Privacy", container.NewVBox(v.listen, v.watch)),
 		widget.NewFormItem("Voice", container.NewVBox(wake, wakeProblem, widget.NewLabel("Speech model: "+speech),
 			widget.NewLabel("Pause listening from anywhere: "+hotkey))),
-		widget.NewFormItem("Nudges", widget.NewLabel("Type into the newest nudge from anywhere: "+nudgeHotkey)),
+		widget.NewFormItem("Nudges", widget.NewLabel("Type into the newest nudge from anywhere: "+nudgeHotkey+
+			". How often Spirit speaks up: the Nudges page.")),
 		widget.NewFormItem("Transcripts", container.NewVBox(retention, retentionProblem)),
 		widget.NewFormItem("Never look at", container.NewVBox(excludedApps, excludedProblem, excludedNote)),
 		widget.NewFormItem("Screen text", container.NewVBox(ocr, ocrProblem)),

@@ -323,6 +323,32 @@ func (s Settings) Value(key string) (value string, ok bool) {
 	return "", false
 }
 
+// Set sets the setting stored as key from raw, read as the stored format
+// (the text typed into the Settings window). raw that does not parse or
+// is not valid, or is empty where the setting needs a value, is a
+// *FieldError saying what a valid value looks like; s is unchanged then.
+// A key that is not one of Keys is an error too.
+func (s *Settings) Set(key, raw string) error {
+	for _, f := range fields {
+		if f.key != key {
+			continue
+		}
+		t := *s
+		ok := f.parse(&t, raw) && f.valid(t)
+		// Load reads an empty number or true/false as not set, keeping
+		// the value; typed into a box, empty is a mistake.
+		if strings.TrimSpace(raw) == "" && f.format(t) != "" {
+			ok = false
+		}
+		if !ok {
+			return &FieldError{Key: key, Value: raw, Reason: f.rule}
+		}
+		*s = t
+		return nil
+	}
+	return fmt.Errorf("no setting is stored as %q", key)
+}
+
 // field is one key's format, parser and validity rule.
 type field struct {
 	key string
@@ -458,6 +484,10 @@ func intField(key, rule string, lo, hi int, zeroEmpty bool, p func(*Settings) *i
 		},
 		parse: func(s *Settings, raw string) bool {
 			raw = strings.TrimSpace(raw)
+			if raw == "" && zeroEmpty {
+				*p(s) = 0 // stored "" is 0
+				return true
+			}
 			if raw == "" {
 				return true // empty reads as not set: the default stays
 			}

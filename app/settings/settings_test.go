@@ -566,3 +566,48 @@ func TestRoundTrip(t *testing.T) {
 		})
 	}
 }
+
+func TestSet(t *testing.T) {
+	for _, tc := range []struct {
+		name, key, raw string
+		check          func(settings.Settings) bool // on success
+		wantReason     string                       // "" : no error
+	}{
+		{"a number", settings.KeyGlanceMaxPerHour, " 6 ", func(s settings.Settings) bool { return s.GlanceMaxPerHour == 6 }, ""},
+		{"zero turns nudges off", settings.KeyGlanceMaxPerHour, "0", func(s settings.Settings) bool { return s.GlanceMaxPerHour == 0 }, ""},
+		{"a number out of range", settings.KeyGlanceMaxPerHour, "61", nil, "Nudges Spirit raises on its own must be a whole number an hour from 0 to 60 (0 turns them off)."},
+		{"words for a number", settings.KeySnoozeMinutes, "ten", nil, "Snooze must be a whole number of minutes from 1 to 1440."},
+		{"an empty number", settings.KeySnoozeMinutes, " ", nil, "Snooze must be a whole number of minutes from 1 to 1440."},
+		{"quiet hours", settings.KeyGlanceQuietHours, "22-7", func(s settings.Settings) bool {
+			return s.GlanceQuietHours == settings.QuietHours{From: 22, To: 7, On: true}
+		}, ""},
+		{"no quiet hours", settings.KeyGlanceQuietHours, "", func(s settings.Settings) bool { return !s.GlanceQuietHours.On }, ""},
+		{"quiet hours not understood", settings.KeyGlanceQuietHours, "10pm to 7am", nil, "Quiet hours must look like 20-8 (from hour to hour, 0 to 24), or be empty for none."},
+		{"true or false", settings.KeyDismissBackoff, "false", func(s settings.Settings) bool { return !s.DismissBackoff }, ""},
+		{"threads empty is automatic", settings.KeyVoiceThreads, "", func(s settings.Settings) bool { return s.VoiceThreads == 0 }, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := settings.Defaults()
+			s.VoiceThreads = 3
+			before := s
+			err := s.Set(tc.key, tc.raw)
+			if tc.wantReason != "" {
+				var fe *settings.FieldError
+				if !errors.As(err, &fe) || fe.Reason != tc.wantReason || fe.Key != tc.key {
+					t.Fatalf("Set(%q, %q) = %v, want the reason %q", tc.key, tc.raw, err, tc.wantReason)
+				}
+				if !reflect.DeepEqual(s, before) {
+					t.Errorf("a refused value changed the settings: %+v", s)
+				}
+				return
+			}
+			if err != nil || !tc.check(s) {
+				t.Errorf("Set(%q, %q) = %v; settings %+v", tc.key, tc.raw, err, s)
+			}
+		})
+	}
+	s := settings.Defaults()
+	if err := s.Set("model.provider", "x"); err == nil {
+		t.Error("Set of a key that is not a setting succeeded")
+	}
+}
