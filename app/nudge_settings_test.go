@@ -20,13 +20,16 @@ func TestSnoozeLengthSetting(t *testing.T) {
 	record(c)
 	for _, tc := range []struct {
 		name    string
-		setting int // 0: leave the default
-		typed   string
+		setting int    // 0: leave the default
+		typed   string // in the bubble's box
+		said    string // instead of the button: a voice command
 		want    time.Duration
 	}{
-		{"default length", 0, "", 10 * time.Minute},
-		{"changed length", 25, "", 25 * time.Minute},
-		{"a typed time wins", 25, "45", 45 * time.Minute},
+		{"default length", 0, "", "", 10 * time.Minute},
+		{"changed length", 25, "", "", 25 * time.Minute},
+		{"a typed time wins", 25, "45", "", 45 * time.Minute},
+		{"said without a length", 25, "", "snooze that", 25 * time.Minute},
+		{"said with a length", 25, "", "snooze that for 5 minutes", 5 * time.Minute},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.setting != 0 {
@@ -44,7 +47,11 @@ func TestSnoozeLengthSetting(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := time.Now()
-			if _, err := c.Answer(ctx, n.ID, nudge.Snooze, tc.typed); err != nil {
+			if tc.said != "" {
+				if res, err := c.Say(ctx, tc.said); err != nil || res.Intent != "snooze" {
+					t.Fatalf("Say(%q) = %+v, %v", tc.said, res, err)
+				}
+			} else if _, err := c.Answer(ctx, n.ID, nudge.Snooze, tc.typed); err != nil {
 				t.Fatal(err)
 			}
 			after := time.Now()
