@@ -361,8 +361,36 @@ func removeFile(path string) error {
 	return nil
 }
 
-// fileAutostartStatus reads a file-based entry at path with parse.
-func fileAutostartStatus(path string, parse func([]byte) ([]string, bool, error), offNote string) (Autostart, error) {
+// fileEntry is an entry kept as one file of its own (Linux, macOS).
+type fileEntry struct {
+	path  func() (string, error)
+	text  func(command []string) string
+	parse func(content []byte) (command []string, on bool, err error)
+	// offNote says why an entry that is there reads as off.
+	offNote string
+}
+
+func (e fileEntry) enable(command []string) error {
+	path, err := e.path()
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, []byte(e.text(command)), 0o644)
+}
+
+func (e fileEntry) disable() error {
+	path, err := e.path()
+	if err != nil {
+		return err
+	}
+	return removeFile(path)
+}
+
+func (e fileEntry) status() (Autostart, error) {
+	path, err := e.path()
+	if err != nil {
+		return Autostart{}, err
+	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return Autostart{}, nil
@@ -370,13 +398,13 @@ func fileAutostartStatus(path string, parse func([]byte) ([]string, bool, error)
 	if err != nil {
 		return Autostart{}, err
 	}
-	cmd, on, err := parse(data)
+	cmd, on, err := e.parse(data)
 	if err != nil {
 		return Autostart{}, fmt.Errorf("%s: %w", path, err)
 	}
 	a := Autostart{On: on, Command: cmd, Where: path}
 	if !on {
-		a.Note = offNote
+		a.Note = e.offNote
 	}
 	return a, nil
 }

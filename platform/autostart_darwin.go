@@ -19,26 +19,11 @@ func autostartPath() (string, error) {
 	return filepath.Join(home, "Library", "LaunchAgents", AutostartID+".plist"), nil
 }
 
-func enableAutostart(command []string) error {
-	path, err := autostartPath()
-	if err != nil {
-		return err
-	}
-	return WriteFileAtomic(path, []byte(launchAgentPlist(command)), 0o644)
+func autostartEntry() fileEntry {
+	return fileEntry{path: autostartPath, text: launchAgentPlist, parse: parseLaunchAgent,
+		offNote: "Turned off in the LaunchAgent (Disabled)."}
 }
 
-func disableAutostart() error {
-	path, err := autostartPath()
-	if err != nil {
-		return err
-	}
-	return removeFile(path)
-}
-
-func autostartStatus() (Autostart, error) {
-	path, err := autostartPath()
-	if err != nil {
-		return Autostart{}, err
-	}
-	return fileAutostartStatus(path, parseLaunchAgent, "Turned off in the LaunchAgent (Disabled).")
-}
+func enableAutostart(command []string) error { return autostartEntry().enable(command) }
+func disableAutostart() error                { return autostartEntry().disable() }
+func autostartStatus() (Autostart, error)    { return autostartEntry().status() }

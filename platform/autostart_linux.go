@@ -20,27 +20,12 @@ func autostartPath() (string, error) {
 	return filepath.Join(dir, "autostart", "spirit.desktop"), nil
 }
 
-func enableAutostart(command []string) error {
-	path, err := autostartPath()
-	if err != nil {
-		return err
-	}
-	return WriteFileAtomic(path, []byte(desktopEntry(command)), 0o644)
+func autostartEntry() fileEntry {
+	return fileEntry{path: autostartPath, text: desktopEntry,
+		parse:   func(b []byte) ([]string, bool, error) { return parseDesktopEntry(string(b)) },
+		offNote: "Turned off in your desktop's startup settings."}
 }
 
-func disableAutostart() error {
-	path, err := autostartPath()
-	if err != nil {
-		return err
-	}
-	return removeFile(path)
-}
-
-func autostartStatus() (Autostart, error) {
-	path, err := autostartPath()
-	if err != nil {
-		return Autostart{}, err
-	}
-	return fileAutostartStatus(path, func(b []byte) ([]string, bool, error) { return parseDesktopEntry(string(b)) },
-		"Turned off in your desktop's startup settings.")
-}
+func enableAutostart(command []string) error { return autostartEntry().enable(command) }
+func disableAutostart() error                { return autostartEntry().disable() }
+func autostartStatus() (Autostart, error)    { return autostartEntry().status() }

@@ -14,13 +14,6 @@ import (
 	"github.com/spirit-app/spirit/platform"
 )
 
-// settleRow waits for the row's background work and runs what it handed
-// to the UI thread.
-func settleRow(g *gui, r *autostartRow) {
-	r.bg.Wait()
-	pump(g)
-}
-
 // TestAutostartRow: Settings' "Start Spirit when I log in" shows what the
 // system holds; unchecking removes the entry and records it; checking it
 // from a temporary build (this test binary, gone by the next login) is
@@ -44,7 +37,7 @@ func TestAutostartRow(t *testing.T) {
 	}
 
 	test.Tap(r.check)
-	settleRow(g, r)
+	settleWork(g, &r.bg)
 	if r.check.Checked || r.problem.Visible() {
 		t.Errorf("after unchecking: checked %v, problem %q", r.check.Checked, r.problem.Text)
 	}
@@ -57,7 +50,7 @@ func TestAutostartRow(t *testing.T) {
 	}
 
 	test.Tap(r.check)
-	settleRow(g, r)
+	settleWork(g, &r.bg)
 	if r.check.Checked || !r.problem.Visible() || !strings.Contains(r.problem.Text, "temporary build") {
 		t.Errorf("checking from a test binary: checked %v, problem %q; want off and the reason", r.check.Checked, r.problem.Text)
 	}

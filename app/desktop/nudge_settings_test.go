@@ -12,16 +12,6 @@ import (
 	"github.com/spirit-app/spirit/app/settings"
 )
 
-func settleNudges(g *gui, v *nudgesView) {
-	for {
-		v.bg.Wait()
-		if len(g.uiq) == 0 {
-			return
-		}
-		pump(g)
-	}
-}
-
 // TestNudgesPage: Settings → Nudges shows the pacing as set; what cannot
 // be kept is refused as it is typed, with the reason under its box and
 // Save off; valid values are kept on Enter and read back by the core; the
@@ -64,7 +54,7 @@ func TestNudgesPage(t *testing.T) {
 		})
 	}
 	v.snooze.OnSubmitted(v.snooze.Text)
-	settleNudges(g, v)
+	settleWork(g, &v.bg)
 	s, err := sp.core.Settings(ctx)
 	if err != nil || s.GlanceMaxPerHour != 2 || s.GlanceQuietHours != (settings.QuietHours{From: 22, To: 7, On: true}) || s.SnoozeMinutes != 25 {
 		t.Fatalf("settings after Enter: %d %v %d, %v; want 2, 22-7, 25", s.GlanceMaxPerHour, s.GlanceQuietHours, s.SnoozeMinutes, err)
@@ -76,13 +66,13 @@ func TestNudgesPage(t *testing.T) {
 	// Refused values are never kept, even on Enter.
 	v.snooze.SetText("0")
 	v.snooze.OnSubmitted(v.snooze.Text)
-	settleNudges(g, v)
+	settleWork(g, &v.bg)
 	if s, _ := sp.core.Settings(ctx); s.SnoozeMinutes != 25 || !strings.HasPrefix(v.status.Text, "Not saved") {
 		t.Errorf("after a refused Enter: snooze %d, status %q; want 25 kept and Not saved", s.SnoozeMinutes, v.status.Text)
 	}
 
 	test.Tap(v.backoff)
-	settleNudges(g, v)
+	settleWork(g, &v.bg)
 	if s, _ := sp.core.Settings(ctx); s.DismissBackoff {
 		t.Error("unchecking the back-off did not turn it off")
 	}
