@@ -10,6 +10,7 @@ package desktop
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"time"
 
@@ -58,6 +59,7 @@ type Core interface {
 	VoiceState() (state, detail string)
 	DatabasePath() string
 	Autostart() (platform.Autostart, error)
+	ExportActivity(ctx context.Context, w io.Writer) (int, error)
 	SetAutostart(ctx context.Context, on bool, by string) (platform.Autostart, error)
 
 	// The Reminders window.

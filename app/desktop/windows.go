@@ -49,7 +49,7 @@ func (g *gui) showReminders() {
 
 func (g *gui) showSettings() {
 	w := g.window(&g.settingsWindow, "Spirit · Settings", fyne.NewSize(640, 500), func(w fyne.Window) fyne.CanvasObject {
-		g.settingsView = newSettingsView(g)
+		g.settingsView = newSettingsView(g, w)
 		g.mailView = newMailView(g, w)
 		return container.NewAppTabs(
 			container.NewTabItem("General", g.settingsView.content),
@@ -73,7 +73,7 @@ type settingsView struct {
 	updating      bool
 }
 
-func newSettingsView(g *gui) *settingsView {
+func newSettingsView(g *gui, win fyne.Window) *settingsView {
 	v := &settingsView{}
 	v.listen = widget.NewCheck("Pause listening", func(on bool) {
 		if !v.updating {
@@ -180,6 +180,7 @@ func newSettingsView(g *gui) *settingsView {
 		widget.NewFormItem("Never look at", container.NewVBox(excludedApps, excludedProblem, excludedNote)),
 		widget.NewFormItem("Screen text", container.NewVBox(ocr, ocrProblem)),
 		widget.NewFormItem("Database", dataDir),
+		widget.NewFormItem("Your data", newExportRow(g, win).content),
 		widget.NewFormItem("Start", v.autostart.content),
 	)
 	v.content = container.NewVScroll(container.NewPadded(container.NewVBox(form, widget.NewSeparator(), privacy)))
