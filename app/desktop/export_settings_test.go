@@ -64,3 +64,23 @@ func TestExportActivityRow(t *testing.T) {
 		t.Errorf("status %q, want the reason the file could not be written", r.status.Text)
 	}
 }
+
+// Settings → General → Keep activity: the choice is kept as the number of
+// days, and a new window shows it.
+func TestKeepActivitySetting(t *testing.T) {
+	g, sp, _ := newTestGUI(t)
+	ctx := context.Background()
+	w := test.NewTempWindow(t, nil)
+	v := newSettingsView(g, w)
+	if v.activity.Selected != "All of it" {
+		t.Fatalf("keep activity shows %q, want All of it", v.activity.Selected)
+	}
+	v.activity.SetSelected("90 days")
+	poll(t, g, "activity kept 90 days", func() bool {
+		s, err := sp.core.Settings(ctx)
+		return err == nil && s.WorldKeepDays == 90
+	})
+	if v2 := newSettingsView(g, w); v2.activity.Selected != "90 days" {
+		t.Errorf("a new window shows %q, want 90 days", v2.activity.Selected)
+	}
+}

@@ -70,7 +70,9 @@ type settingsView struct {
 	content       fyne.CanvasObject
 	listen, watch *widget.Check
 	autostart     *autostartRow
-	updating      bool
+	// activity is how long activity (the world log) is kept.
+	activity *widget.Select
+	updating bool
 }
 
 func newSettingsView(g *gui, win fyne.Window) *settingsView {
@@ -128,6 +130,21 @@ func newSettingsView(g *gui, win fyne.Window) *settingsView {
 		}
 	}
 
+	keepActivity := map[string]int{"All of it": 0, "1 year": 365, "90 days": 90, "30 days": 30}
+	activityProblem := problem(settings.KeyWorldKeepDays)
+	v.activity = widget.NewSelect([]string{"All of it", "1 year", "90 days", "30 days"}, func(label string) {
+		days := keepActivity[label]
+		save(settings.KeyWorldKeepDays, func(s *settings.Settings) { s.WorldKeepDays = days })
+	})
+	for label, d := range keepActivity {
+		if d == set.WorldKeepDays {
+			v.activity.SetSelectedIndex(indexOf(v.activity.Options, label))
+		}
+	}
+	activityNote := widget.NewLabel("Older activity is deleted, except what agents did and what happened to your reminders.")
+	activityNote.Wrapping = fyne.TextWrapWord
+	activityNote.Importance = widget.LowImportance
+
 	excludedProblem := problem(settings.KeyExcludedApps)
 	excludedApps := widget.NewEntry()
 	excludedApps.SetPlaceHolder("e.g. Signal, Personal Notes")
@@ -180,6 +197,7 @@ func newSettingsView(g *gui, win fyne.Window) *settingsView {
 		widget.NewFormItem("Never look at", container.NewVBox(excludedApps, excludedProblem, excludedNote)),
 		widget.NewFormItem("Screen text", container.NewVBox(ocr, ocrProblem)),
 		widget.NewFormItem("Database", dataDir),
+		widget.NewFormItem("Keep activity", container.NewVBox(v.activity, activityProblem, activityNote)),
 		widget.NewFormItem("Your data", newExportRow(g, win).content),
 		widget.NewFormItem("Start", v.autostart.content),
 	)

@@ -38,6 +38,7 @@ const (
 	KeyGlanceQuietHours = "glance.quiet_hours"
 	KeyDismissBackoff   = "glance.dismiss_backoff"
 	KeySnoozeMinutes    = "nudge.snooze_minutes"
+	KeyWorldKeepDays    = "world.keep_days"
 	KeyWorkHeartbeat    = "work.heartbeat"
 	KeyWorkActiveHours  = "work.active_hours"
 )
@@ -48,6 +49,7 @@ const (
 	MaxVoiceThreads     = 64
 	MaxGlanceMaxPerHour = 60
 	MaxSnoozeMinutes    = 24 * 60 // a day
+	MaxWorldKeepDays    = 3650    // ten years
 )
 
 // HotkeyOff, stored as a shortcut, turns that shortcut off (so does "").
@@ -126,6 +128,12 @@ type Settings struct {
 	// MaxSnoozeMinutes.
 	// Stored as nudge.snooze_minutes, a whole number; default 10.
 	SnoozeMinutes int
+
+	// WorldKeepDays is how many days of activity (the world log) are kept;
+	// older entries are deleted, except agents' lifecycles and what
+	// happened to reminders. 0 keeps everything. At most MaxWorldKeepDays.
+	// Stored as world.keep_days, a whole number; default 0.
+	WorldKeepDays int
 
 	// WorkHeartbeat lets Spirit look over the day every 30 minutes inside
 	// the active hours, with a model provider, and speak up only when the
@@ -434,6 +442,8 @@ var fields = []field{
 		func(s *Settings) *bool { return &s.DismissBackoff }),
 	intField(KeySnoozeMinutes, fmt.Sprintf("Snooze must be a whole number of minutes from 1 to %d.", MaxSnoozeMinutes),
 		1, MaxSnoozeMinutes, false, func(s *Settings) *int { return &s.SnoozeMinutes }),
+	intField(KeyWorldKeepDays, fmt.Sprintf("Activity must be kept for a whole number of days from 0 to %d (0 keeps all of it).", MaxWorldKeepDays),
+		0, MaxWorldKeepDays, false, func(s *Settings) *int { return &s.WorldKeepDays }),
 	boolField(KeyWorkHeartbeat, "The heartbeat must be true or false.",
 		func(s *Settings) *bool { return &s.WorkHeartbeat }),
 	{

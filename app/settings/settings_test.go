@@ -50,6 +50,7 @@ func TestKeys(t *testing.T) {
 		"voice.wake_phrase", "voice.transcript_days", "voice.model", "voice.device", "voice.threads",
 		"screen.excluded_apps", "screen.excluded_titles", "screen.text",
 		"glance.max_per_hour", "glance.quiet_hours", "glance.dismiss_backoff", "nudge.snooze_minutes",
+		"world.keep_days",
 		"work.heartbeat", "work.active_hours",
 	}
 	if got := settings.Keys(); !slices.Equal(got, want) {
@@ -106,6 +107,7 @@ func TestDefaultsStoredValues(t *testing.T) {
 		"glance.quiet_hours":     "",
 		"glance.dismiss_backoff": "true",
 		"nudge.snooze_minutes":   "10",
+		"world.keep_days":        "0",
 		"work.heartbeat":         "true",
 		"work.active_hours":      "mon-fri 08:00-19:00",
 	}
@@ -203,6 +205,9 @@ func TestValidate(t *testing.T) {
 		{"glance nudges per hour", func(s *settings.Settings) { s.GlanceMaxPerHour = 61 }, []settings.FieldError{
 			{Key: "glance.max_per_hour", Value: "61", Reason: "Nudges Spirit raises on its own must be a whole number an hour from 0 to 60 (0 turns them off)."}}},
 		{"snooze bounds", func(s *settings.Settings) { s.SnoozeMinutes = 1440 }, nil},
+		{"activity kept ten years", func(s *settings.Settings) { s.WorldKeepDays = 3650 }, nil},
+		{"activity kept negative days", func(s *settings.Settings) { s.WorldKeepDays = -1 }, []settings.FieldError{
+			{Key: "world.keep_days", Value: "-1", Reason: "Activity must be kept for a whole number of days from 0 to 3650 (0 keeps all of it)."}}},
 		{"no snooze", func(s *settings.Settings) { s.SnoozeMinutes = 0 }, []settings.FieldError{
 			{Key: "nudge.snooze_minutes", Value: "0", Reason: "Snooze must be a whole number of minutes from 1 to 1440."}}},
 		{"snooze over a day", func(s *settings.Settings) { s.SnoozeMinutes = 1441 }, []settings.FieldError{
@@ -283,6 +288,7 @@ func custom() settings.Settings {
 		GlanceQuietHours: settings.QuietHours{From: 20, To: 8, On: true},
 		DismissBackoff:   false,
 		SnoozeMinutes:    25,
+		WorldKeepDays:    90,
 		WorkHeartbeat:    false,
 		WorkActiveHours:  settings.ActiveHours{Days: [7]bool{time.Sunday: true, time.Saturday: true}, From: 9 * 60, To: 13*60 + 30},
 	}
@@ -315,7 +321,7 @@ func TestLoad(t *testing.T) {
 			// Keys added since keep their defaults.
 			*s = custom()
 			s.WorkHeartbeat, s.WorkActiveHours = true, settings.DefaultActiveHours()
-			s.DismissBackoff, s.SnoozeMinutes = true, 10
+			s.DismissBackoff, s.SnoozeMinutes, s.WorldKeepDays = true, 10, 0
 		}, nil},
 		{"other keys ignored", map[string]string{"model.provider": "anthropic", "mail.x": "1"}, func(*settings.Settings) {}, nil},
 		{"empty numbers and booleans read as not set", map[string]string{
