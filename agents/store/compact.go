@@ -12,12 +12,22 @@ import (
 // long after: every agent record (an agent's whole lifecycle stays), and
 // every event about a reminder (identifier "reminder-N": when it was set,
 // fired, snoozed, done). Ids are never reused, so the consumers' cursors
-// stay valid. Nothing else may delete from the world log: the trigger
-// refuses any delete outside this transaction.
+// stay valid.
+//
+// The log's append-only trigger refuses every delete. CompactWorld lifts
+// it inside its own write transaction and puts it back, exactly as the
+// schema defines it (its text is read from the schema, not repeated here),
+// before the transaction commits: no other writer, and no reader, ever
+// sees the log without it, and a failure anywhere rolls all of it back.
 func (s *Store) CompactWorld(ctx context.Context, before time.Time) (int64, error) {
 	var n int64
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO world_compacting (only) VALUES (1)`); err != nil {
+		var trigger string
+		if err := tx.QueryRowContext(ctx, `SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'world_no_delete'`).
+			Scan(&trigger); err != nil {
+			return fmt.Errorf("read the append-only trigger: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `DROP TRIGGER world_no_delete`); err != nil {
 			return err
 		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM world WHERE kind = 'event' AND ts < ?
@@ -28,7 +38,7 @@ func (s *Store) CompactWorld(ctx context.Context, before time.Time) (int64, erro
 		if n, err = res.RowsAffected(); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM world_compacting`)
+		_, err = tx.ExecContext(ctx, trigger)
 		return err
 	})
 	if err != nil {

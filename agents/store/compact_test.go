@@ -49,7 +49,13 @@ func TestCompactWorld(t *testing.T) {
 	if err != nil || len(es) != 2 || es[0].ID != oldAgent.ID || es[1].ID != recent.ID {
 		t.Errorf("consumer after compaction: %v, %v; want the agent record and the recent event", es, err)
 	}
-	// Outside CompactWorld, nobody may delete.
+	// Outside CompactWorld, nobody may delete: the trigger is back, as it
+	// was.
+	var trigger string
+	if err := s.r.QueryRowContext(ctx, `SELECT sql FROM sqlite_master WHERE name = 'world_no_delete'`).Scan(&trigger); err != nil ||
+		!strings.Contains(trigger, "append-only") {
+		t.Errorf("the append-only trigger after compaction: %q, %v", trigger, err)
+	}
 	other := rawDB(t, s.Path())
 	for _, db := range []*sql.DB{s.w, other} {
 		if _, err := db.ExecContext(ctx, `DELETE FROM world`); err == nil || !strings.Contains(err.Error(), "append-only") {
