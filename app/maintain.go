@@ -10,16 +10,15 @@ import (
 	"github.com/spirit-app/spirit/app/settings"
 )
 
-// maintainEvery is how often transcripts and activity past their retention
-// are deleted.
+// maintainEvery is how often transcripts past their retention are deleted.
 const maintainEvery = 6 * time.Hour
 
-// maintain deletes transcripts and activity past their retention, now and
-// every few hours.
+// maintain deletes transcripts past their retention, now and every few hours.
 func (c *Core) maintain(ctx context.Context) error {
 	t := time.NewTicker(maintainEvery)
 	defer t.Stop()
 	for {
+		// Activity past its retention goes too (compactActivity).
 		if _, err := c.compactActivity(ctx); err != nil && ctx.Err() == nil {
 			c.log.Error("compact the activity log", "err", err)
 		}
