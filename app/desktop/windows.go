@@ -199,7 +199,7 @@ func newSettingsView(g *gui, win fyne.Window) *settingsView {
 		widget.NewFormItem("Database", dataDir),
 		widget.NewFormItem("Keep activity", container.NewVBox(v.activity, activityProblem, activityNote)),
 		widget.NewFormItem("Your data", newExportRow(g, win).content),
-		widget.NewFormItem("Start", v.autostart.content),
+		widget.NewFormItem("At login", v.autostart.content),
 	)
 	v.content = container.NewVScroll(container.NewPadded(container.NewVBox(form, widget.NewSeparator(), privacy)))
 	return v
