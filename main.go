@@ -45,6 +45,7 @@ Usage:
                                   transcribe a 16-bit PCM WAV file and show the commands heard
   spirit model list               show the speech models and which are installed
   spirit model download [NAME]    download a speech model (tiny.en, base.en, small.en)
+  spirit autostart on|off|status  start Spirit when you log in, or not
   spirit provider set|show|test    the model provider (optional; keys go to the keychain)
   spirit mail add|list|edit|sync|search|remove
                                   mail accounts and the local mail index (spirit mail for help)
@@ -62,8 +63,9 @@ Usage:
   spirit version                  print the version
 
 Every command accepts --data-dir DIR (default: $SPIRIT_DATA_DIR, else the
-OS's per-user data directory). Flags may come before or after a command's
-arguments; "--" ends them.
+OS's per-user data directory), anywhere: before the command, between its
+words or after its arguments. A command's own flags may come before or
+after its arguments; "--" ends them.
 `
 
 func main() {
@@ -71,6 +73,7 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	args = commandFirst(args)
 	cmd := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
@@ -104,6 +107,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runWork(ctx, args, stdout, stderr)
 	case "model":
 		err = runModel(ctx, args, stdout, stderr)
+	case "autostart":
+		err = runAutostart(ctx, args, stdout, stderr)
 	case "eval":
 		err = runEval(args, stdout, stderr)
 	case "version":
@@ -137,6 +142,61 @@ var (
 	errUsage    = errors.New("usage")
 	errProblems = errors.New("problems found")
 )
+
+// hasSubcommand reports whether cmd's first argument is a word naming what
+// to do (spirit model download, spirit world tail).
+func hasSubcommand(cmd string) bool {
+	switch cmd {
+	case "world", "provider", "mail", "calendar", "agents", "work", "model", "eval", "autostart":
+		return true
+	}
+	return false
+}
+
+// commandFirst moves the flags every command shares (--data-dir DIR,
+// --data-dir=DIR), when written before the command's words, to just after
+// them: `spirit --data-dir D model download tiny.en` and `spirit model
+// --data-dir D download tiny.en` read as `spirit model download --data-dir
+// D tiny.en`, whose flags each command's parse takes wherever they stand.
+// Only the shared flags move: another flag before the command (--headless)
+// means running Spirit itself, and a command's own flags are known only to
+// it. Without a command word, args are unchanged.
+func commandFirst(args []string) []string {
+	var lifted, words []string
+	rest := args
+	want := 1
+	for len(rest) > 0 && len(words) < want {
+		a := rest[0]
+		switch {
+		case a == "--data-dir" || a == "-data-dir":
+			if len(rest) < 2 {
+				return args // its value is missing: let the parser say so
+			}
+			lifted, rest = append(lifted, rest[0], rest[1]), rest[2:]
+		case strings.HasPrefix(a, "--data-dir=") || strings.HasPrefix(a, "-data-dir="):
+			lifted, rest = append(lifted, a), rest[1:]
+		case strings.HasPrefix(a, "-"):
+			// Another flag (or "--"): the command's words, if any, are
+			// not found before it.
+			if len(words) == 0 {
+				return args
+			}
+			want = 0
+		default:
+			words, rest = append(words, a), rest[1:]
+			if len(words) == 1 && hasSubcommand(a) {
+				want = 2
+			}
+		}
+	}
+	if len(words) == 0 {
+		return args
+	}
+	out := make([]string, 0, len(args))
+	out = append(out, words...)
+	out = append(out, lifted...)
+	return append(out, rest...)
+}
 
 // flags makes a flag set with the options every command shares.
 func flags(name string, stderr io.Writer) (*flag.FlagSet, *string) {

@@ -77,6 +77,35 @@ func TestParse(t *testing.T) {
 	}
 }
 
+func TestCommandFirst(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args string
+		want string
+	}{
+		{"nothing", "", ""},
+		{"run Spirit with flags", "--data-dir D --headless", "--data-dir D --headless"},
+		{"data dir before a command", "--data-dir D doctor", "doctor --data-dir D"},
+		{"data dir before a command with words", "--data-dir D model download tiny.en", "model download --data-dir D tiny.en"},
+		{"data dir between the words", "model --data-dir D download tiny.en", "model download --data-dir D tiny.en"},
+		{"with =", "model --data-dir=D list", "model list --data-dir=D"},
+		{"single dash", "-data-dir D world tail -n 3", "world tail -data-dir D -n 3"},
+		{"after the arguments: unchanged", "model download tiny.en --data-dir D", "model download tiny.en --data-dir D"},
+		{"a command without words keeps its argument", "--data-dir D listen a.wav", "listen --data-dir D a.wav"},
+		{"another flag first: running Spirit", "--headless --data-dir D", "--headless --data-dir D"},
+		{"a command's own flag before its word stays", "world -n 3 tail", "world -n 3 tail"},
+		{"a value missing: left to the parser", "--data-dir", "--data-dir"},
+		{"dashes end the lifting", "-- model list", "-- model list"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := strings.Join(commandFirst(strings.Fields(tc.args)), " ")
+			if got != tc.want {
+				t.Errorf("commandFirst(%q) = %q, want %q", tc.args, got, tc.want)
+			}
+		})
+	}
+}
+
 // spirit runs the command line as the lawyer types it.
 func spirit(args ...string) (code int, stdout, stderr string) {
 	var out, errOut bytes.Buffer
@@ -96,6 +125,8 @@ func TestFlagsAfterArguments(t *testing.T) {
 	for _, args := range [][]string{
 		{"model", "download", "tiny.en", "--data-dir", dir},
 		{"model", "download", "--data-dir", dir, "tiny.en"},
+		{"model", "--data-dir", dir, "download", "tiny.en"},
+		{"--data-dir", dir, "model", "download", "tiny.en"},
 	} {
 		code, _, errOut := spirit(args...)
 		if code != 1 || !strings.Contains(errOut, "Downloading tiny.en") || !strings.Contains(errOut, dir) {
@@ -114,6 +145,9 @@ func TestFlagsAfterArguments(t *testing.T) {
 	}
 	if code, out, errOut := spirit("world", "tail", "-n", "5", "--data-dir", dir); code != 0 {
 		t.Errorf("world tail -n 5 --data-dir: exit %d, %q %q", code, out, errOut)
+	}
+	if code, out, errOut := spirit("--data-dir", dir, "model", "list"); code != 0 || !strings.Contains(out, dir) {
+		t.Errorf("--data-dir before model list: exit %d, %q %q; want the models in %s", code, out, errOut, dir)
 	}
 	if code, out, errOut := spirit("mail", "search", "lease", "--subject", "SNDA", "--data-dir", dir, "renewal"); code != 0 || !strings.Contains(out, "No matching threads") {
 		t.Errorf("mail search with interleaved flags: exit %d, %q %q", code, out, errOut)

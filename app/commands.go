@@ -39,7 +39,11 @@ func (c *Core) handle(ctx context.Context, in intent.Intent, now time.Time, sour
 	case intent.Cancel:
 		res.Reply, err = c.cancelLast(ctx)
 	case intent.Snooze:
-		res.Reply, err = c.snoozeCurrent(ctx, in.Minutes)
+		minutes := in.Minutes
+		if in.NoLength {
+			minutes = 0 // the lawyer's own snooze length
+		}
+		res.Reply, err = c.snoozeCurrent(ctx, minutes)
 	case intent.ListReminders:
 		res.Reply, err = c.listReminders(ctx, now)
 	case intent.Task:
@@ -122,10 +126,11 @@ func (c *Core) closeNudgesAbout(ctx context.Context, subject string) {
 	}
 }
 
-// snoozeCurrent pushes back the newest open nudge.
+// snoozeCurrent pushes back the newest open nudge by minutes, or by the
+// lawyer's snooze length when minutes is 0.
 func (c *Core) snoozeCurrent(ctx context.Context, minutes int) (string, error) {
 	if minutes <= 0 {
-		minutes = 10
+		minutes = c.snoozeLength(ctx)
 	}
 	open, err := c.store.Nudges(ctx, store.NudgeShown)
 	if err != nil {

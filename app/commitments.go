@@ -161,14 +161,25 @@ func (c *Core) offerGate(ctx context.Context, cm commit.Commitment, at time.Time
 	return p.Gate(at, pace.LastHour(all, at))
 }
 
-// pacing is the lawyer's pacing of unasked-for nudges: the glance's quiet
-// hours and nudges per hour (Settings → Glance).
+// pacing is the lawyer's pacing of unasked-for nudges: quiet hours and
+// nudges per hour (Settings → Nudges).
 func (c *Core) pacing(ctx context.Context) (pace.Policy, error) {
 	s, err := c.settings(ctx)
 	if err != nil && !errors.Is(err, settings.ErrInvalid) {
 		return pace.Policy{}, err
 	}
 	return pace.Policy{MaxPerHour: s.GlanceMaxPerHour, Quiet: s.GlanceQuietHours.Contains}, nil
+}
+
+// snoozeLength is how long, in minutes, Snooze puts a reminder off when
+// the lawyer gives no time (Settings → Nudges); the default when the
+// settings cannot be read.
+func (c *Core) snoozeLength(ctx context.Context) int {
+	s, err := c.settings(ctx)
+	if err != nil && !errors.Is(err, settings.ErrInvalid) {
+		c.log.Warn("snooze: settings unreadable, the default length is used", "err", err)
+	}
+	return s.SnoozeMinutes
 }
 
 // covering is the open reminder that already covers commitment cm heard

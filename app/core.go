@@ -148,7 +148,8 @@ func newCore(p coreParts) *Core {
 	c := &Core{store: p.store, bus: p.bus, sup: p.sup, wl: p.wl, keys: p.keys, say: p.say, rem: p.rem,
 		tasks: p.tasks, voice: p.voice, watch: p.watch, mail: p.mail, version: p.version,
 		started: time.Now(), now: p.now, log: p.log, status: p.status}
-	c.remAns = reminders.Answers{Store: p.store, Scheduler: p.rem, Propose: c.propose, Record: p.wl.record, Now: p.now}
+	c.remAns = reminders.Answers{Store: p.store, Scheduler: p.rem, Propose: c.propose, Record: p.wl.record, Now: p.now,
+		SnoozeLength: c.snoozeLength}
 	c.answers = c.responders()
 	return c
 }

@@ -39,10 +39,13 @@ func (c *Core) maintain(ctx context.Context) error {
 	}
 }
 
-// maintainOnce deletes transcripts past their retention and prunes old
-// work runs. A failure is logged: the next pass tries again.
+// maintainOnce deletes transcripts and activity past their retention and
+// prunes old work runs. A failure is logged: the next pass tries again.
 func (c *Core) maintainOnce(ctx context.Context) {
 	now := c.now()
+	if _, err := c.compactActivity(ctx); err != nil && ctx.Err() == nil {
+		c.log.Error("compact the activity log", "err", err)
+	}
 	days := c.retentionDays(ctx)
 	if n, err := c.store.PurgeTranscripts(ctx, now.AddDate(0, 0, -days)); err != nil {
 		if ctx.Err() == nil {
@@ -61,6 +64,28 @@ func (c *Core) maintainOnce(ctx context.Context) {
 	case deleted > 0 || cleared > 0:
 		c.log.Info("work runs pruned", "deleted", deleted, "heartbeat_prompts_cleared", cleared)
 	}
+}
+
+// compactActivity deletes the world log's entries older than the lawyer
+// keeps activity (Settings: world.keep_days; 0 keeps all), but for the
+// agents' lifecycles and the reminders' events (store.CompactWorld), and
+// records how many went. It returns that number.
+func (c *Core) compactActivity(ctx context.Context) (int64, error) {
+	s, err := c.settings(ctx)
+	if err != nil && !errors.Is(err, settings.ErrInvalid) {
+		return 0, err
+	}
+	if s.WorldKeepDays <= 0 {
+		return 0, nil
+	}
+	n, err := c.store.CompactWorld(ctx, c.now().AddDate(0, 0, -s.WorldKeepDays))
+	if err != nil {
+		return 0, err
+	}
+	if n > 0 {
+		c.event(ctx, "system", "activity", fmt.Sprintf("deleted %d activity entries older than %d days", n, s.WorldKeepDays))
+	}
+	return n, nil
 }
 
 // retentionDays is how long transcripts are kept; 0 keeps none.

@@ -278,7 +278,8 @@ func glancePolicy(load func(context.Context) (settings.Settings, error)) func(co
 		if err != nil && !errors.Is(err, settings.ErrInvalid) {
 			return glance.Policy{}, err
 		}
-		return glance.Policy{MaxPerHour: s.GlanceMaxPerHour, Quiet: s.GlanceQuietHours.Contains, ScreenText: s.ScreenText}, nil
+		return glance.Policy{MaxPerHour: s.GlanceMaxPerHour, Quiet: s.GlanceQuietHours.Contains, ScreenText: s.ScreenText,
+			DismissBackoff: s.DismissBackoff}, nil
 	}
 }
 

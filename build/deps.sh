@@ -15,9 +15,10 @@ build_pkgs=(gcc g++ pkg-config libgl1-mesa-dev xorg-dev libx11-dev libxtst-dev
 run_pkgs=(dbus dbus-x11 libgl1-mesa-dri libportaudio2 tesseract-ocr-eng)
 # Test: a real X server, window manager and window tools; the real programs
 # Spirit is tried against (Thunderbird, Chromium for webmail pages, a CalDAV
-# server) and the accessibility bus mail clients expose their text on.
+# server), the accessibility bus mail clients expose their text on, and
+# desktop-file-validate for the autostart entry Spirit writes.
 test_pkgs=(xvfb openbox xdotool x11-utils jackd2 espeak-ng sox gnome-keyring
-  thunderbird chromium at-spi2-core radicale)
+  thunderbird chromium at-spi2-core radicale desktop-file-utils)
 
 pkgs=("${build_pkgs[@]}" "${run_pkgs[@]}")
 if [ "$want" = test ] || [ "$want" = bench ]; then

@@ -18,7 +18,7 @@ import (
 )
 
 // DismissCooldown is the quiet time after a dismissed glance nudge; each
-// further dismissal within a day doubles it.
+// further dismissal within a day doubles it (when Policy.DismissBackoff).
 const DismissCooldown = 15 * time.Minute
 
 // Policy is what the lawyer set for glance nudges, read before each glance.
@@ -26,6 +26,9 @@ type Policy struct {
 	MaxPerHour int                  // glance nudges allowed in any hour
 	Quiet      func(time.Time) bool // inside quiet hours; nil: never quiet
 	ScreenText bool                 // screen text (OCR) may be read when the title is not enough
+	// DismissBackoff holds the glance back after dismissals
+	// (DismissCooldown); off, a dismissal closes only its own nudge.
+	DismissBackoff bool
 }
 
 // Capturer takes the screenshot a glance asks for, in memory only; the
@@ -410,6 +413,9 @@ func Gate(all []store.Nudge, now time.Time, p Policy) string {
 		return "quiet hours"
 	case pace.HourlyCap:
 		return fmt.Sprintf("%d unprompted nudges in the last hour", lastHour)
+	}
+	if !p.DismissBackoff {
+		return ""
 	}
 	// Dismissed glances alone make the glance hold back.
 	var dismissed int

@@ -38,11 +38,13 @@ func TestGate(t *testing.T) {
 		{"a cap of zero silences every glance", nil, Policy{MaxPerHour: 0}, "0 unprompted nudges in the last hour"},
 		{"work delivered unasked counts toward the cap", []store.Nudge{glance(10 * time.Minute), {Kind: nudge.KindInfo, Subject: store.WorkIdentifier(7), Created: ago(5 * time.Minute)}}, Policy{MaxPerHour: 2}, "2 unprompted nudges in the last hour"},
 		{"other kinds do not count", []store.Nudge{{Kind: nudge.KindReminder, Created: ago(time.Minute)}}, Policy{MaxPerHour: 1}, ""},
-		{"one dismissal: 15 min cool-down", []store.Nudge{dismissed(14 * time.Minute)}, Policy{MaxPerHour: 4}, "cooling down after 1 dismissals"},
-		{"one dismissal, cooled down", []store.Nudge{dismissed(16 * time.Minute)}, Policy{MaxPerHour: 4}, ""},
-		{"two dismissals double it", []store.Nudge{dismissed(3 * time.Hour), dismissed(20 * time.Minute)}, Policy{MaxPerHour: 4}, "cooling down after 2 dismissals"},
-		{"two dismissals, cooled down", []store.Nudge{dismissed(3 * time.Hour), dismissed(31 * time.Minute)}, Policy{MaxPerHour: 4}, ""},
-		{"dismissals older than a day are forgiven", []store.Nudge{dismissed(25 * time.Hour), dismissed(26 * time.Hour)}, Policy{MaxPerHour: 4}, ""},
+		{"one dismissal: 15 min cool-down", []store.Nudge{dismissed(14 * time.Minute)}, Policy{MaxPerHour: 4, DismissBackoff: true}, "cooling down after 1 dismissals"},
+		{"one dismissal, cooled down", []store.Nudge{dismissed(16 * time.Minute)}, Policy{MaxPerHour: 4, DismissBackoff: true}, ""},
+		{"two dismissals double it", []store.Nudge{dismissed(3 * time.Hour), dismissed(20 * time.Minute)}, Policy{MaxPerHour: 4, DismissBackoff: true}, "cooling down after 2 dismissals"},
+		{"two dismissals, cooled down", []store.Nudge{dismissed(3 * time.Hour), dismissed(31 * time.Minute)}, Policy{MaxPerHour: 4, DismissBackoff: true}, ""},
+		{"back-off off: a dismissal holds nothing back", []store.Nudge{dismissed(time.Minute), dismissed(2 * time.Minute)}, Policy{MaxPerHour: 4}, ""},
+		{"back-off off: the hourly cap still holds", []store.Nudge{dismissed(time.Minute), glance(2 * time.Minute)}, Policy{MaxPerHour: 2}, "2 unprompted nudges in the last hour"},
+		{"dismissals older than a day are forgiven", []store.Nudge{dismissed(25 * time.Hour), dismissed(26 * time.Hour)}, Policy{MaxPerHour: 4, DismissBackoff: true}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -240,16 +240,16 @@ func TestSpecFor(t *testing.T) {
 		{KindReminderWhen, "Reminder", "", "Or type a time, e.g. “Friday at 10”", false},
 		{KindReminderList, "Reminder", "open_reminders=Open Reminders|accept=OK", "", false},
 		{KindInfo, "Spirit", "accept=OK", "", false},
-		{KindGlance, "glance", "accept=Draft it|snooze=Not now|dismiss=Dismiss", "Or tell Spirit what to do instead…", false},
+		{KindGlance, "Email", "accept=Draft it|snooze=Not now|dismiss=Dismiss", "Or tell Spirit what to do instead…", false},
 		{KindCommitment, "Said on a call", "accept=Set|change=Change time|dismiss=Dismiss", "Or type another time, e.g. “Thursday at 4 instead”", false},
 		{KindMeeting, "Meeting", "accept=Brief me|snooze=Not now|dismiss=Dismiss", "Or tell Spirit what to prepare…", false},
 		{KindQuestion, "Question", "dismiss=Dismiss", "Type your answer…", true},
-		{KindApproval, "Approve?", "accept=Approve|edit=Edit|dismiss=Deny", "Or tell Spirit what to change…", true},
+		{KindApproval, "Approval", "accept=Approve|edit=Edit|dismiss=Deny", "Or tell Spirit what to change…", true},
 		{KindHelp, "Need help", "accept=Try again|dismiss=Stop", "Tell Spirit how to go on…", false},
 		{KindResult, "Done", "accept=OK|open_activity=Show activity", "", false},
 		{"", "", "accept=Do it|snooze=Not now|dismiss=Dismiss", "", false},
-		{"proposal", "proposal", "accept=Do it|snooze=Not now|dismiss=Dismiss", "", false},
-		{"file_review", "file review", "accept=Do it|snooze=Not now|dismiss=Dismiss", "", false},
+		{"proposal", "Proposal", "accept=Do it|snooze=Not now|dismiss=Dismiss", "", false},
+		{"file_review", "File review", "accept=Do it|snooze=Not now|dismiss=Dismiss", "", false},
 	} {
 		s := SpecFor(tc.kind)
 		if s.Title != tc.title || choices(s.Choices) != tc.choices || s.Placeholder != tc.placeholder || s.NoDefault != tc.noDefault {
@@ -258,6 +258,38 @@ func TestSpecFor(t *testing.T) {
 	}
 	if got := choices(DefaultChoices()); got != "accept=Do it|snooze=Not now|dismiss=Dismiss" {
 		t.Errorf("DefaultChoices = %s", got)
+	}
+}
+
+// The heading speaks the lawyer's words: every title starts with a
+// capital and has no "_", and none is Spirit's internal word "glance" (the
+// bubble once said "GLANCE" over an email).
+func TestSpecTitlesArePlainWords(t *testing.T) {
+	for kind := range specs {
+		title := SpecFor(kind).Title
+		if strings.Contains(strings.ToLower(title), KindGlance) {
+			t.Errorf("SpecFor(%q).Title = %q: an internal word", kind, title)
+		}
+		if title == "" || strings.Contains(title, "_") || strings.ToUpper(title[:1]) != title[:1] {
+			t.Errorf("SpecFor(%q).Title = %q: want a capitalised plain word", kind, title)
+		}
+	}
+}
+
+func TestKindTitle(t *testing.T) {
+	for _, tc := range []struct{ name, kind, want string }{
+		{"empty", "", ""},
+		{"one word", "proposal", "Proposal"},
+		{"underscores", "file_review", "File review"},
+		{"already capitalised", "Deadline", "Deadline"},
+		{"non-ASCII first letter", "échéance", "Échéance"},
+		{"only underscores", "__", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := kindTitle(tc.kind); got != tc.want {
+				t.Errorf("kindTitle(%q) = %q, want %q", tc.kind, got, tc.want)
+			}
+		})
 	}
 }
 

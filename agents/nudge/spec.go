@@ -3,6 +3,8 @@ package nudge
 import (
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Choice is one button of a bubble: ID is the answer it gives.
@@ -14,7 +16,10 @@ type Choice struct {
 // Spec is how the bubble presents a kind of nudge, besides the nudge's own
 // Message. Esc always answers Dismiss.
 type Spec struct {
-	Title       string   // small heading; empty shows "Spirit"
+	// Title is the small heading: what the nudge is about in the lawyer's
+	// words ("Email", "Reminder"), never the kind's internal name; empty
+	// shows "Spirit".
+	Title       string
 	Choices     []Choice // the buttons; the first is the default for Enter on an empty box
 	Placeholder string   // hint in the response box; empty for none
 	// NoDefault: Enter on an empty box does nothing (a question must not be
@@ -39,7 +44,7 @@ var specs = map[Kind]Spec{
 		Choices: []Choice{{OpenReminders, "Open Reminders"}, {Accept, "OK"}}},
 	KindInfo: {Title: "Spirit",
 		Choices: []Choice{{Accept, "OK"}}},
-	KindGlance: {Title: "glance",
+	KindGlance: {Title: "Email",
 		Choices:     []Choice{{Accept, "Draft it"}, {Snooze, "Not now"}, {Dismiss, "Dismiss"}},
 		Placeholder: "Or tell Spirit what to do instead…"},
 	KindCommitment: {Title: "Said on a call",
@@ -51,7 +56,7 @@ var specs = map[Kind]Spec{
 	KindQuestion: {Title: "Question",
 		Choices:     []Choice{{Dismiss, "Dismiss"}},
 		Placeholder: "Type your answer…", NoDefault: true},
-	KindApproval: {Title: "Approve?",
+	KindApproval: {Title: "Approval",
 		Choices:     []Choice{{Accept, "Approve"}, {Edit, "Edit"}, {Dismiss, "Deny"}},
 		Placeholder: "Or tell Spirit what to change…", NoDefault: true},
 	KindHelp: {Title: "Need help",
@@ -83,13 +88,24 @@ func DefaultChoices() []Choice {
 //   - KindReminderWhen: Choices is empty; the caller offers quick times
 //     relative to now (AtChoice).
 //
-// An unknown kind is titled by its name with "_" as spaces and has
-// DefaultChoices.
+// An unknown kind (one raised through the local API, named by whoever
+// raised it) is titled by kindTitle and has DefaultChoices.
 func SpecFor(kind Kind) Spec {
 	s, ok := specs[kind]
 	if !ok {
-		return Spec{Title: strings.ReplaceAll(kind, "_", " "), Choices: DefaultChoices()}
+		return Spec{Title: kindTitle(kind), Choices: DefaultChoices()}
 	}
 	s.Choices = slices.Clone(s.Choices)
 	return s
+}
+
+// kindTitle is an unknown kind's name as a heading: "_" as spaces, the
+// first letter capitalised ("file_review" → "File review"); "" for none.
+func kindTitle(kind Kind) string {
+	t := strings.TrimSpace(strings.ReplaceAll(kind, "_", " "))
+	r, n := utf8.DecodeRuneInString(t)
+	if n == 0 {
+		return ""
+	}
+	return string(unicode.ToUpper(r)) + t[n:]
 }

@@ -28,6 +28,9 @@ type Answers struct {
 	// Record appends a line to the world log.
 	Record func(ctx context.Context, source, id, text string)
 	Now    func() time.Time
+	// SnoozeLength is how long, in minutes, Snooze puts a reminder off when
+	// the lawyer gives no time (Settings → Nudges); nil: DefaultSnooze.
+	SnoozeLength func(ctx context.Context) int
 }
 
 // Register makes a act on the reminder kinds in rs.
@@ -68,23 +71,28 @@ func (a Answers) reminderOf(ctx context.Context, n store.Nudge) (store.Reminder,
 }
 
 // fired: Done completes the reminder; Snooze puts it off by the minutes
-// typed ("20", "20 min", "half an hour"), else 10.
+// typed ("20", "20 min", "half an hour"), else by the lawyer's snooze
+// length.
 func (a Answers) fired(ctx context.Context, n store.Nudge, choice, text string) error {
 	r, err := a.reminderOf(ctx, n)
 	if err != nil {
 		return err
 	}
 	if choice == nudge.Snooze {
-		_, err = a.Scheduler.Snooze(ctx, r.ID, SnoozeMinutes(text, a.Now()))
+		def := int(DefaultSnooze / time.Minute)
+		if a.SnoozeLength != nil {
+			def = a.SnoozeLength(ctx)
+		}
+		_, err = a.Scheduler.Snooze(ctx, r.ID, SnoozeMinutes(text, a.Now(), def))
 		return err
 	}
 	_, err = a.Scheduler.Complete(ctx, r.ID)
 	return err
 }
 
-// SnoozeMinutes reads a snooze length typed into a reminder's bubble; 10
+// SnoozeMinutes reads a snooze length typed into a reminder's bubble; def
 // when it says none.
-func SnoozeMinutes(text string, now time.Time) int {
+func SnoozeMinutes(text string, now time.Time, def int) int {
 	if m, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(text, "min"))); err == nil && m > 0 {
 		return m
 	}
@@ -93,7 +101,7 @@ func SnoozeMinutes(text string, now time.Time) int {
 			return in.Minutes
 		}
 	}
-	return 10
+	return def
 }
 
 // when answers a confirmation or a "when?" question.

@@ -10,21 +10,23 @@ func TestSnoozeMinutes(t *testing.T) {
 	tests := []struct {
 		name string
 		text string
+		def  int // the lawyer's snooze length
 		want int
 	}{
-		{"nothing typed", "", 10},
-		{"a number", "20", 20},
-		{"a number and min", "45min", 45},
-		{"spaces around", " 5 ", 5},
-		{"words", "half an hour", 30},
-		{"an hour", "an hour", 60},
-		{"zero is no snooze length", "0", 10},
-		{"nonsense", "purple elephants", 10},
+		{"nothing typed", "", 10, 10},
+		{"nothing typed, another length set", "", 25, 25},
+		{"a number", "20", 25, 20},
+		{"a number and min", "45min", 10, 45},
+		{"spaces around", " 5 ", 10, 5},
+		{"words", "half an hour", 10, 30},
+		{"an hour", "an hour", 25, 60},
+		{"zero is no snooze length", "0", 25, 25},
+		{"nonsense", "purple elephants", 25, 25},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := SnoozeMinutes(tt.text, now); got != tt.want {
-				t.Errorf("SnoozeMinutes(%q) = %d, want %d", tt.text, got, tt.want)
+			if got := SnoozeMinutes(tt.text, now, tt.def); got != tt.want {
+				t.Errorf("SnoozeMinutes(%q, default %d) = %d, want %d", tt.text, tt.def, got, tt.want)
 			}
 		})
 	}

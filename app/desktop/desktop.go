@@ -10,6 +10,7 @@ package desktop
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/spirit-app/spirit/app/api"
 	"github.com/spirit-app/spirit/app/events"
 	"github.com/spirit-app/spirit/app/settings"
+	"github.com/spirit-app/spirit/platform"
 	"github.com/spirit-app/spirit/screen"
 )
 
@@ -56,6 +58,9 @@ type Core interface {
 	UpdateSettings(ctx context.Context, by string, change func(*settings.Settings)) ([]string, error)
 	VoiceState() (state, detail string)
 	DatabasePath() string
+	Autostart() (platform.Autostart, error)
+	ExportActivity(ctx context.Context, w io.Writer) (int, error)
+	SetAutostart(ctx context.Context, on bool, by string) (platform.Autostart, error)
 
 	// The Reminders window.
 	Reminders(ctx context.Context) ([]store.Reminder, error)

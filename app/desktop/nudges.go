@@ -3,10 +3,12 @@ package desktop
 import (
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"math"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -29,6 +31,29 @@ const maxOptionLabel = 44
 func promptFor(n store.Nudge, now time.Time) widgets.Prompt {
 	p, _ := buildPrompt(n, now)
 	return p
+}
+
+// withSnoozeLength names minutes on the Snooze button: "Snooze 25 min",
+// "Snooze 1 h", "Snooze 1 h 30 min". The other choices are kept; so is a
+// Snooze button when minutes is not a length.
+func withSnoozeLength(cs []widgets.Choice, minutes int) []widgets.Choice {
+	out := slices.Clone(cs)
+	if minutes <= 0 {
+		return out
+	}
+	label := fmt.Sprintf("Snooze %d min", minutes)
+	switch h, m := minutes/60, minutes%60; {
+	case h > 0 && m == 0:
+		label = fmt.Sprintf("Snooze %d h", h)
+	case h > 0:
+		label = fmt.Sprintf("Snooze %d h %d min", h, m)
+	}
+	for i := range out {
+		if out[i].ID == nudge.Snooze {
+			out[i].Label = label
+		}
+	}
+	return out
 }
 
 // buildPrompt is promptFor that also reports a Detail it could not read; the
@@ -216,6 +241,12 @@ func (g *gui) showBubble(n store.Nudge) {
 	p, err := buildPrompt(n, time.Now())
 	if err != nil {
 		g.log.Warn("nudge detail not understood: showing its message only", "nudge", n.ID, "kind", n.Kind, "err", err)
+	}
+	if n.Kind == nudge.KindReminder {
+		// The button says how long the lawyer's snooze is (Settings →
+		// Nudges); read when the bubble shows, so a change shows at once.
+		s, _ := g.core.Settings(g.ctx) // usable settings even with an error
+		p.Choices = withSnoozeLength(p.Choices, s.SnoozeMinutes)
 	}
 	var b *widgets.Bubble
 	b = widgets.NewBubble(p, func(a widgets.Answer) { g.answer(n.ID, a) })

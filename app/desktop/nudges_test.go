@@ -45,13 +45,17 @@ func TestPromptForAgentKinds(t *testing.T) {
 		t.Errorf("question cancel = %s, want %s", q.Cancel, api.ActionDismiss)
 	}
 
+	if g, _ := buildPrompt(store.Nudge{Kind: nudge.KindGlance, Message: "Marcy Howard is waiting on your reply. Draft one?"}, now); g.Title != "Email" {
+		t.Errorf("glance title = %q, want Email", g.Title)
+	}
+
 	a, err := buildPrompt(store.Nudge{Kind: nudge.KindApproval, Message: "Save this reply in Drafts?",
 		Detail: `{"tool":"create_draft","title":"Draft reply","fields":[{"label":"To","value":"Marcy Howard <marcy@x.com>"},{"label":"Cc","value":""},{"label":"Subject","value":"Re: SNDA"}],"body":"Hi Marcy,\n\nAgreed.\n\nDana"}`}, now)
 	if err != nil {
 		t.Fatalf("approval prompt: %v", err)
 	}
-	if a.Title != "Approve?" {
-		t.Errorf("approval title = %q, want %q", a.Title, "Approve?")
+	if a.Title != "Approval" {
+		t.Errorf("approval title = %q, want %q", a.Title, "Approval")
 	}
 	if want := "Hi Marcy,\n\nAgreed.\n\nDana"; a.Body != want {
 		t.Errorf("approval body = %q, want %q", a.Body, want)
@@ -197,5 +201,29 @@ func TestGlanceSummary(t *testing.T) {
 	}
 	if p := promptFor(store.Nudge{Kind: nudge.KindInfo, Message: "Marcy Howard is waiting on your reply about SNDA. Draft a reply?"}, time.Now()); p.Summary != "" {
 		t.Errorf("info prompt summary = %q, want none (its first sentence)", p.Summary)
+	}
+}
+
+func TestWithSnoozeLength(t *testing.T) {
+	reminder := nudge.SpecFor(nudge.KindReminder).Choices
+	for _, tc := range []struct {
+		name    string
+		minutes int
+		want    string
+	}{
+		{"the default", 10, "accept=Done|snooze=Snooze 10 min|dismiss=Dismiss"},
+		{"minutes", 25, "accept=Done|snooze=Snooze 25 min|dismiss=Dismiss"},
+		{"whole hours", 120, "accept=Done|snooze=Snooze 2 h|dismiss=Dismiss"},
+		{"hours and minutes", 90, "accept=Done|snooze=Snooze 1 h 30 min|dismiss=Dismiss"},
+		{"not a length: unchanged", 0, "accept=Done|snooze=Snooze 10 min|dismiss=Dismiss"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := choiceIDs(withSnoozeLength(reminder, tc.minutes)); got != tc.want {
+				t.Errorf("withSnoozeLength(%d) = %s, want %s", tc.minutes, got, tc.want)
+			}
+		})
+	}
+	if got := choiceIDs(nudge.SpecFor(nudge.KindReminder).Choices); got != "accept=Done|snooze=Snooze 10 min|dismiss=Dismiss" {
+		t.Errorf("the spec's choices changed: %s", got)
 	}
 }

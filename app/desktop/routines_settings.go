@@ -84,7 +84,7 @@ func newRoutinesView(g *gui) *routinesView {
 		text := v.hours.Text
 		a, err := settings.ParseActiveHours(text)
 		if err != nil {
-			v.showProblem(v.hoursProblem, problemText(err))
+			showLabel(v.hoursProblem, problemText(err))
 			return
 		}
 		v.background(func() {
@@ -148,7 +148,8 @@ func problemText(err error) string {
 	return err.Error()
 }
 
-func (v *routinesView) showProblem(l *widget.Label, text string) {
+// showLabel shows text in l, or hides l when text is empty.
+func showLabel(l *widget.Label, text string) {
 	l.SetText(text)
 	if text == "" {
 		l.Hide()
@@ -170,10 +171,10 @@ func (v *routinesView) saveSettings(key string, change func(*settings.Settings))
 	}
 	v.g.do(func() {
 		if err != nil {
-			v.showProblem(v.hoursProblem, problemText(err))
+			showLabel(v.hoursProblem, problemText(err))
 			return
 		}
-		v.showProblem(v.hoursProblem, "")
+		showLabel(v.hoursProblem, "")
 		v.status.SetText("Saved.")
 	})
 }
@@ -187,7 +188,7 @@ func (v *routinesView) validate() {
 			problem = app.RoutineError(err)
 		}
 	}
-	v.showProblem(v.cronProblem, problem)
+	showLabel(v.cronProblem, problem)
 	if problem == "" && v.cron.Text != "" && v.prompt.Text != "" && v.work != nil {
 		v.add.Enable()
 	} else {
@@ -205,7 +206,7 @@ func (v *routinesView) addRoutine() {
 		v.g.do(func() {
 			if err != nil {
 				v.validate()
-				v.showProblem(v.cronProblem, app.RoutineError(err))
+				showLabel(v.cronProblem, app.RoutineError(err))
 				return
 			}
 			v.cron.SetText("")

@@ -3,6 +3,7 @@ package desktop
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
 
 	"fyne.io/fyne/v2"
@@ -149,9 +150,13 @@ func TestSettingsWindowHasRoutines(t *testing.T) {
 // settle waits for the page's background work and runs what it handed to
 // the UI thread, until neither is left: a result shown may start more
 // work (Add reloads the list).
-func settle(g *gui, v *routinesView) {
+func settle(g *gui, v *routinesView) { settleWork(g, &v.bg) }
+
+// settleWork waits for the work bg counts and runs what it handed to the
+// UI thread, until neither is left.
+func settleWork(g *gui, bg *sync.WaitGroup) {
 	for {
-		v.bg.Wait()
+		bg.Wait()
 		if len(g.uiq) == 0 {
 			return
 		}

@@ -49,10 +49,11 @@ func (g *gui) showReminders() {
 
 func (g *gui) showSettings() {
 	w := g.window(&g.settingsWindow, "Spirit · Settings", fyne.NewSize(640, 500), func(w fyne.Window) fyne.CanvasObject {
-		g.settingsView = newSettingsView(g)
+		g.settingsView = newSettingsView(g, w)
 		g.mailView = newMailView(g, w)
 		return container.NewAppTabs(
 			container.NewTabItem("General", g.settingsView.content),
+			container.NewTabItem("Nudges", container.NewPadded(newNudgesView(g).content)),
 			container.NewTabItem("Mail accounts", container.NewPadded(g.mailView.content)),
 			container.NewTabItem("Model provider", container.NewPadded(newProviderPage(g))),
 			container.NewTabItem("Routines", container.NewPadded(newRoutinesView(g).content)),
@@ -68,10 +69,13 @@ func (g *gui) showSettings() {
 type settingsView struct {
 	content       fyne.CanvasObject
 	listen, watch *widget.Check
-	updating      bool
+	autostart     *autostartRow
+	// activity is how long activity (the world log) is kept.
+	activity *widget.Select
+	updating bool
 }
 
-func newSettingsView(g *gui) *settingsView {
+func newSettingsView(g *gui, win fyne.Window) *settingsView {
 	v := &settingsView{}
 	v.listen = widget.NewCheck("Pause listening", func(on bool) {
 		if !v.updating {
@@ -126,6 +130,21 @@ func newSettingsView(g *gui) *settingsView {
 		}
 	}
 
+	keepActivity := map[string]int{"All of it": 0, "1 year": 365, "90 days": 90, "30 days": 30}
+	activityProblem := problem(settings.KeyWorldKeepDays)
+	v.activity = widget.NewSelect([]string{"All of it", "1 year", "90 days", "30 days"}, func(label string) {
+		days := keepActivity[label]
+		save(settings.KeyWorldKeepDays, func(s *settings.Settings) { s.WorldKeepDays = days })
+	})
+	for label, d := range keepActivity {
+		if d == set.WorldKeepDays {
+			v.activity.SetSelectedIndex(indexOf(v.activity.Options, label))
+		}
+	}
+	activityNote := widget.NewLabel("Older activity is deleted, except what agents did and what happened to your reminders.")
+	activityNote.Wrapping = fyne.TextWrapWord
+	activityNote.Importance = widget.LowImportance
+
 	excludedProblem := problem(settings.KeyExcludedApps)
 	excludedApps := widget.NewEntry()
 	excludedApps.SetPlaceHolder("e.g. Signal, Personal Notes")
@@ -161,6 +180,7 @@ func newSettingsView(g *gui) *settingsView {
 		nudgeHotkey = "none"
 	}
 
+	v.autostart = newAutostartRow(g)
 	dataDir := widget.NewLabel(dbPath)
 	dataDir.Wrapping = fyne.TextWrapBreak
 	privacy := widget.NewLabel("Audio and screenshots stay in memory. Nothing leaves this computer " +
@@ -171,11 +191,15 @@ func newSettingsView(g *gui) *settingsView {
 		widget.NewFormItem("Privacy", container.NewVBox(v.listen, v.watch)),
 		widget.NewFormItem("Voice", container.NewVBox(wake, wakeProblem, widget.NewLabel("Speech model: "+speech),
 			widget.NewLabel("Pause listening from anywhere: "+hotkey))),
-		widget.NewFormItem("Nudges", widget.NewLabel("Type into the newest nudge from anywhere: "+nudgeHotkey)),
+		widget.NewFormItem("Nudges", widget.NewLabel("Type into the newest nudge from anywhere: "+nudgeHotkey+
+			". How often Spirit speaks up: the Nudges page.")),
 		widget.NewFormItem("Transcripts", container.NewVBox(retention, retentionProblem)),
 		widget.NewFormItem("Never look at", container.NewVBox(excludedApps, excludedProblem, excludedNote)),
 		widget.NewFormItem("Screen text", container.NewVBox(ocr, ocrProblem)),
 		widget.NewFormItem("Database", dataDir),
+		widget.NewFormItem("Keep activity", container.NewVBox(v.activity, activityProblem, activityNote)),
+		widget.NewFormItem("Your data", newExportRow(g, win).content),
+		widget.NewFormItem("At login", v.autostart.content),
 	)
 	v.content = container.NewVScroll(container.NewPadded(container.NewVBox(form, widget.NewSeparator(), privacy)))
 	return v

@@ -36,6 +36,9 @@ const (
 	KeyScreenText       = "screen.text"
 	KeyGlanceMaxPerHour = "glance.max_per_hour"
 	KeyGlanceQuietHours = "glance.quiet_hours"
+	KeyDismissBackoff   = "glance.dismiss_backoff"
+	KeySnoozeMinutes    = "nudge.snooze_minutes"
+	KeyWorldKeepDays    = "world.keep_days"
 	KeyWorkHeartbeat    = "work.heartbeat"
 	KeyWorkActiveHours  = "work.active_hours"
 )
@@ -45,6 +48,8 @@ const (
 	MaxTranscriptDays   = 3650 // ten years
 	MaxVoiceThreads     = 64
 	MaxGlanceMaxPerHour = 60
+	MaxSnoozeMinutes    = 24 * 60 // a day
+	MaxWorldKeepDays    = 3650    // ten years
 )
 
 // HotkeyOff, stored as a shortcut, turns that shortcut off (so does "").
@@ -103,13 +108,32 @@ type Settings struct {
 	// Stored as screen.text, "true" or "false"; default true.
 	ScreenText bool
 
-	// GlanceMaxPerHour caps glance nudges in any hour; 0 turns them off.
+	// GlanceMaxPerHour caps the nudges Spirit raises on its own (glances,
+	// meeting briefs, offers about calls, work delivered) in any hour; 0
+	// turns them off.
 	// At most MaxGlanceMaxPerHour.
 	// Stored as glance.max_per_hour, a whole number; default 4.
 	GlanceMaxPerHour int
-	// GlanceQuietHours is when no glance nudge is shown, in local hours.
+	// GlanceQuietHours is when no nudge Spirit raises on its own is shown,
+	// in local hours.
 	// Stored as glance.quiet_hours, "20-8" or "" for none; default none.
 	GlanceQuietHours QuietHours
+	// DismissBackoff makes Spirit hold back after a glance nudge is
+	// dismissed: 15 minutes after the first dismissal in a day, doubling
+	// with each further one; off, a dismissal only closes that nudge.
+	// Stored as glance.dismiss_backoff, "true" or "false"; default true.
+	DismissBackoff bool
+	// SnoozeMinutes is how long Snooze puts a reminder off when no time is
+	// given (the bubble's Snooze button, "snooze that"). From 1 to
+	// MaxSnoozeMinutes.
+	// Stored as nudge.snooze_minutes, a whole number; default 10.
+	SnoozeMinutes int
+
+	// WorldKeepDays is how many days of activity (the world log) are kept;
+	// older entries are deleted, except agents' lifecycles and what
+	// happened to reminders. 0 keeps everything. At most MaxWorldKeepDays.
+	// Stored as world.keep_days, a whole number; default 0.
+	WorldKeepDays int
 
 	// WorkHeartbeat lets Spirit look over the day every 30 minutes inside
 	// the active hours, with a model provider, and speak up only when the
@@ -131,6 +155,8 @@ func Defaults() Settings {
 		TranscriptDays:   7,
 		ScreenText:       true,
 		GlanceMaxPerHour: 4,
+		DismissBackoff:   true,
+		SnoozeMinutes:    10,
 		WorkHeartbeat:    true,
 		WorkActiveHours:  DefaultActiveHours(),
 	}
@@ -305,6 +331,32 @@ func (s Settings) Value(key string) (value string, ok bool) {
 	return "", false
 }
 
+// Set sets the setting stored as key from raw, read as the stored format
+// (the text typed into the Settings window). raw that does not parse or
+// is not valid, or is empty where the setting needs a value, is a
+// *FieldError saying what a valid value looks like; s is unchanged then.
+// A key that is not one of Keys is an error too.
+func (s *Settings) Set(key, raw string) error {
+	for _, f := range fields {
+		if f.key != key {
+			continue
+		}
+		t := *s
+		ok := f.parse(&t, raw) && f.valid(t)
+		// Load reads an empty number or true/false as not set, keeping
+		// the value; typed into a box, empty is a mistake.
+		if strings.TrimSpace(raw) == "" && f.format(t) != "" {
+			ok = false
+		}
+		if !ok {
+			return &FieldError{Key: key, Value: raw, Reason: f.rule}
+		}
+		*s = t
+		return nil
+	}
+	return fmt.Errorf("no setting is stored as %q", key)
+}
+
 // field is one key's format, parser and validity rule.
 type field struct {
 	key string
@@ -373,7 +425,7 @@ var fields = []field{
 		func(s *Settings) *[]string { return &s.ExcludedTitles }),
 	boolField(KeyScreenText, "Reading text on screen must be true or false.",
 		func(s *Settings) *bool { return &s.ScreenText }),
-	intField(KeyGlanceMaxPerHour, fmt.Sprintf("Glance nudges per hour must be a whole number from 0 to %d (0 turns them off).", MaxGlanceMaxPerHour),
+	intField(KeyGlanceMaxPerHour, fmt.Sprintf("Nudges Spirit raises on its own must be a whole number an hour from 0 to %d (0 turns them off).", MaxGlanceMaxPerHour),
 		0, MaxGlanceMaxPerHour, false, func(s *Settings) *int { return &s.GlanceMaxPerHour }),
 	{
 		key:    KeyGlanceQuietHours,
@@ -386,6 +438,12 @@ var fields = []field{
 		},
 		check: func(s Settings) bool { return s.GlanceQuietHours.valid() },
 	},
+	boolField(KeyDismissBackoff, "Holding back after a dismissed nudge must be true or false.",
+		func(s *Settings) *bool { return &s.DismissBackoff }),
+	intField(KeySnoozeMinutes, fmt.Sprintf("Snooze must be a whole number of minutes from 1 to %d.", MaxSnoozeMinutes),
+		1, MaxSnoozeMinutes, false, func(s *Settings) *int { return &s.SnoozeMinutes }),
+	intField(KeyWorldKeepDays, fmt.Sprintf("Activity must be kept for a whole number of days from 0 to %d (0 keeps all of it).", MaxWorldKeepDays),
+		0, MaxWorldKeepDays, false, func(s *Settings) *int { return &s.WorldKeepDays }),
 	boolField(KeyWorkHeartbeat, "The heartbeat must be true or false.",
 		func(s *Settings) *bool { return &s.WorkHeartbeat }),
 	{
@@ -436,6 +494,10 @@ func intField(key, rule string, lo, hi int, zeroEmpty bool, p func(*Settings) *i
 		},
 		parse: func(s *Settings, raw string) bool {
 			raw = strings.TrimSpace(raw)
+			if raw == "" && zeroEmpty {
+				*p(s) = 0 // stored "" is 0
+				return true
+			}
 			if raw == "" {
 				return true // empty reads as not set: the default stays
 			}

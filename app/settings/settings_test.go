@@ -49,7 +49,8 @@ func TestKeys(t *testing.T) {
 		"hotkey.pause_listening", "hotkey.focus_nudge",
 		"voice.wake_phrase", "voice.transcript_days", "voice.model", "voice.device", "voice.threads",
 		"screen.excluded_apps", "screen.excluded_titles", "screen.text",
-		"glance.max_per_hour", "glance.quiet_hours",
+		"glance.max_per_hour", "glance.quiet_hours", "glance.dismiss_backoff", "nudge.snooze_minutes",
+		"world.keep_days",
 		"work.heartbeat", "work.active_hours",
 	}
 	if got := settings.Keys(); !slices.Equal(got, want) {
@@ -73,6 +74,8 @@ func TestDefaults(t *testing.T) {
 		ScreenText:       true,
 		GlanceMaxPerHour: 4,
 		GlanceQuietHours: settings.QuietHours{},
+		DismissBackoff:   true,
+		SnoozeMinutes:    10,
 		WorkHeartbeat:    true,
 		WorkActiveHours: settings.ActiveHours{Days: [7]bool{false, true, true, true, true, true, false},
 			From: 8 * 60, To: 19 * 60},
@@ -102,6 +105,9 @@ func TestDefaultsStoredValues(t *testing.T) {
 		"screen.text":            "true",
 		"glance.max_per_hour":    "4",
 		"glance.quiet_hours":     "",
+		"glance.dismiss_backoff": "true",
+		"nudge.snooze_minutes":   "10",
+		"world.keep_days":        "0",
 		"work.heartbeat":         "true",
 		"work.active_hours":      "mon-fri 08:00-19:00",
 	}
@@ -197,7 +203,15 @@ func TestValidate(t *testing.T) {
 		{"title with a comma", func(s *settings.Settings) { s.ExcludedTitles = []string{"Re: a, b"} }, []settings.FieldError{
 			{Key: "screen.excluded_titles", Value: "Re: a, b", Reason: "Window titles to never look at are separated by commas, so a title cannot contain a comma."}}},
 		{"glance nudges per hour", func(s *settings.Settings) { s.GlanceMaxPerHour = 61 }, []settings.FieldError{
-			{Key: "glance.max_per_hour", Value: "61", Reason: "Glance nudges per hour must be a whole number from 0 to 60 (0 turns them off)."}}},
+			{Key: "glance.max_per_hour", Value: "61", Reason: "Nudges Spirit raises on its own must be a whole number an hour from 0 to 60 (0 turns them off)."}}},
+		{"snooze bounds", func(s *settings.Settings) { s.SnoozeMinutes = 1440 }, nil},
+		{"activity kept ten years", func(s *settings.Settings) { s.WorldKeepDays = 3650 }, nil},
+		{"activity kept negative days", func(s *settings.Settings) { s.WorldKeepDays = -1 }, []settings.FieldError{
+			{Key: "world.keep_days", Value: "-1", Reason: "Activity must be kept for a whole number of days from 0 to 3650 (0 keeps all of it)."}}},
+		{"no snooze", func(s *settings.Settings) { s.SnoozeMinutes = 0 }, []settings.FieldError{
+			{Key: "nudge.snooze_minutes", Value: "0", Reason: "Snooze must be a whole number of minutes from 1 to 1440."}}},
+		{"snooze over a day", func(s *settings.Settings) { s.SnoozeMinutes = 1441 }, []settings.FieldError{
+			{Key: "nudge.snooze_minutes", Value: "1441", Reason: "Snooze must be a whole number of minutes from 1 to 1440."}}},
 		{"quiet hour past midnight", func(s *settings.Settings) { s.GlanceQuietHours = settings.QuietHours{From: 20, To: 25, On: true} }, []settings.FieldError{
 			{Key: "glance.quiet_hours", Value: "20-25", Reason: "Quiet hours must look like 20-8 (from hour to hour, 0 to 24), or be empty for none."}}},
 		{"quiet hours from 24", func(s *settings.Settings) { s.GlanceQuietHours = settings.QuietHours{From: 24, To: 8, On: true} }, []settings.FieldError{
@@ -207,7 +221,7 @@ func TestValidate(t *testing.T) {
 		}, []settings.FieldError{
 			{Key: "hotkey.pause_listening", Value: "Ctrl+", Reason: "The shortcut to pause listening must be keys like Ctrl+Alt+P (Ctrl, Alt or Super, then one key), or off."},
 			{Key: "voice.transcript_days", Value: "99999", Reason: "Transcripts must be kept for a whole number of days from 0 to 3650 (0 keeps none)."},
-			{Key: "glance.max_per_hour", Value: "-1", Reason: "Glance nudges per hour must be a whole number from 0 to 60 (0 turns them off)."},
+			{Key: "glance.max_per_hour", Value: "-1", Reason: "Nudges Spirit raises on its own must be a whole number an hour from 0 to 60 (0 turns them off)."},
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -272,6 +286,9 @@ func custom() settings.Settings {
 		ScreenText:       false,
 		GlanceMaxPerHour: 0,
 		GlanceQuietHours: settings.QuietHours{From: 20, To: 8, On: true},
+		DismissBackoff:   false,
+		SnoozeMinutes:    25,
+		WorldKeepDays:    90,
 		WorkHeartbeat:    false,
 		WorkActiveHours:  settings.ActiveHours{Days: [7]bool{time.Sunday: true, time.Saturday: true}, From: 9 * 60, To: 13*60 + 30},
 	}
@@ -304,6 +321,7 @@ func TestLoad(t *testing.T) {
 			// Keys added since keep their defaults.
 			*s = custom()
 			s.WorkHeartbeat, s.WorkActiveHours = true, settings.DefaultActiveHours()
+			s.DismissBackoff, s.SnoozeMinutes, s.WorldKeepDays = true, 10, 0
 		}, nil},
 		{"other keys ignored", map[string]string{"model.provider": "anthropic", "mail.x": "1"}, func(*settings.Settings) {}, nil},
 		{"empty numbers and booleans read as not set", map[string]string{
@@ -344,6 +362,10 @@ func TestLoad(t *testing.T) {
 			"glance.max_per_hour":    "-3",
 			"glance.quiet_hours":     "25-8",
 		}},
+		{"nudge pacing", map[string]string{"glance.dismiss_backoff": "false", "nudge.snooze_minutes": " 30 "},
+			func(s *settings.Settings) { s.DismissBackoff, s.SnoozeMinutes = false, 30 }, nil},
+		{"no snooze length", map[string]string{"nudge.snooze_minutes": "0"}, func(*settings.Settings) {},
+			map[string]string{"nudge.snooze_minutes": "0"}},
 		{"out of range days", map[string]string{"voice.transcript_days": "-1"}, func(*settings.Settings) {},
 			map[string]string{"voice.transcript_days": "-1"}},
 		{"quiet hours without a dash", map[string]string{"glance.quiet_hours": "20"}, func(*settings.Settings) {},
@@ -548,5 +570,50 @@ func TestRoundTrip(t *testing.T) {
 				t.Errorf("saving what was loaded changed %q, %v; want nothing", changed, err)
 			}
 		})
+	}
+}
+
+func TestSet(t *testing.T) {
+	for _, tc := range []struct {
+		name, key, raw string
+		check          func(settings.Settings) bool // on success
+		wantReason     string                       // "" : no error
+	}{
+		{"a number", settings.KeyGlanceMaxPerHour, " 6 ", func(s settings.Settings) bool { return s.GlanceMaxPerHour == 6 }, ""},
+		{"zero turns nudges off", settings.KeyGlanceMaxPerHour, "0", func(s settings.Settings) bool { return s.GlanceMaxPerHour == 0 }, ""},
+		{"a number out of range", settings.KeyGlanceMaxPerHour, "61", nil, "Nudges Spirit raises on its own must be a whole number an hour from 0 to 60 (0 turns them off)."},
+		{"words for a number", settings.KeySnoozeMinutes, "ten", nil, "Snooze must be a whole number of minutes from 1 to 1440."},
+		{"an empty number", settings.KeySnoozeMinutes, " ", nil, "Snooze must be a whole number of minutes from 1 to 1440."},
+		{"quiet hours", settings.KeyGlanceQuietHours, "22-7", func(s settings.Settings) bool {
+			return s.GlanceQuietHours == settings.QuietHours{From: 22, To: 7, On: true}
+		}, ""},
+		{"no quiet hours", settings.KeyGlanceQuietHours, "", func(s settings.Settings) bool { return !s.GlanceQuietHours.On }, ""},
+		{"quiet hours not understood", settings.KeyGlanceQuietHours, "10pm to 7am", nil, "Quiet hours must look like 20-8 (from hour to hour, 0 to 24), or be empty for none."},
+		{"true or false", settings.KeyDismissBackoff, "false", func(s settings.Settings) bool { return !s.DismissBackoff }, ""},
+		{"threads empty is automatic", settings.KeyVoiceThreads, "", func(s settings.Settings) bool { return s.VoiceThreads == 0 }, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := settings.Defaults()
+			s.VoiceThreads = 3
+			before := s
+			err := s.Set(tc.key, tc.raw)
+			if tc.wantReason != "" {
+				var fe *settings.FieldError
+				if !errors.As(err, &fe) || fe.Reason != tc.wantReason || fe.Key != tc.key {
+					t.Fatalf("Set(%q, %q) = %v, want the reason %q", tc.key, tc.raw, err, tc.wantReason)
+				}
+				if !reflect.DeepEqual(s, before) {
+					t.Errorf("a refused value changed the settings: %+v", s)
+				}
+				return
+			}
+			if err != nil || !tc.check(s) {
+				t.Errorf("Set(%q, %q) = %v; settings %+v", tc.key, tc.raw, err, s)
+			}
+		})
+	}
+	s := settings.Defaults()
+	if err := s.Set("model.provider", "x"); err == nil {
+		t.Error("Set of a key that is not a setting succeeded")
 	}
 }

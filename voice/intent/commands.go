@@ -299,8 +299,8 @@ func allNoise(ts []token) bool {
 
 // snoozeMinutes reads how long to snooze from the words after the trigger:
 // a length ("for 20 minutes", "an hour"), a time to wait for ("until 3",
-// "till tomorrow"), or a bare number of minutes ("snooze 5"). understood is
-// false when other words are left over.
+// "till tomorrow"), or a bare number of minutes ("snooze 5"); 0 when none
+// is said. understood is false when other words are left over.
 func snoozeMinutes(ts []token, now time.Time) (minutes int, understood bool) {
 	if words(ts, 0, "to") {
 		// "push it to 3": to a time, as "until 3".
@@ -326,7 +326,16 @@ func snoozeMinutes(ts []token, now time.Time) (minutes int, understood bool) {
 			return v, allNoise(ts[:i]) && allNoise(ts[i+n:])
 		}
 	}
-	return defaultSnooze, allNoise(ts)
+	return 0, allNoise(ts) // no length: snoozeIntent gives the default
+}
+
+// snoozeIntent is a Snooze of minutes, or of the default length, marked
+// NoLength, when minutes is 0 (none was said).
+func snoozeIntent(minutes int) Intent {
+	if minutes == 0 {
+		return Intent{Kind: Snooze, Minutes: defaultSnooze, NoLength: true}
+	}
+	return Intent{Kind: Snooze, Minutes: minutes}
 }
 
 // nudgeWords name Spirit's nudge; after "snooze" any other thing that is
@@ -346,16 +355,16 @@ func parseSnooze(ts []token, now time.Time) (Intent, bool) {
 		if !ok && (!mentions(ts[n:], nudgeWords) || mentions(ts[n:], otherOwners)) {
 			return Intent{}, false
 		}
-		return Intent{Kind: Snooze, Minutes: m}, true
+		return snoozeIntent(m), true
 	}
 	if n := prefixLen(againTrigger, ts); n > 0 {
 		if m, ok := snoozeMinutes(ts[n:], now); ok {
-			return Intent{Kind: Snooze, Minutes: m}, true
+			return snoozeIntent(m), true
 		}
 	}
 	if n := prefixLen(waitTrigger, ts); n > 0 && n < len(ts) {
 		if m, ok := snoozeMinutes(ts[n:], now); ok && !allNoise(ts[n:]) {
-			return Intent{Kind: Snooze, Minutes: m}, true
+			return snoozeIntent(m), true
 		}
 	}
 	return Intent{}, false

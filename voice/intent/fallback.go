@@ -134,14 +134,14 @@ func modelIntent(raw json.RawMessage, now time.Time) (Intent, error) {
 		if task != "" || timed {
 			return Intent{}, fmt.Errorf("%w: snooze takes only minutes", ErrNotUnderstood)
 		}
-		m := defaultSnooze
-		if a.Minutes != nil {
-			m = *a.Minutes
+		if a.Minutes == nil {
+			return snoozeIntent(0), nil
 		}
+		m := *a.Minutes
 		if m < 1 || m > 24*60 {
 			return Intent{}, fmt.Errorf("%w: snooze of %d minutes", ErrNotUnderstood, m)
 		}
-		return Intent{Kind: Snooze, Minutes: m}, nil
+		return snoozeIntent(m), nil
 	case Cancel, ListReminders, PauseListening, PauseWatching, Resume:
 		if task != "" || timed || a.Minutes != nil {
 			return Intent{}, fmt.Errorf("%w: %s takes no fields", ErrNotUnderstood, a.Intent)

@@ -41,6 +41,10 @@ type Intent struct {
 	Due     *time.Time `json:"due,omitempty"`     // Remind: when, in now's location; nil when not said
 	Every   string     `json:"every,omitempty"`   // Remind: "day", "weekday" or "week" when recurring
 	Minutes int        `json:"minutes,omitempty"` // Snooze: how long
+	// NoLength: a Snooze that said no length ("snooze that"); Minutes is
+	// then the default, 10, and a caller with the lawyer's own snooze
+	// length uses that instead. Not part of the parse's JSON.
+	NoLength bool `json:"-"`
 }
 
 // DefaultWakePhrase is the wake phrase when ParseOptions names none.

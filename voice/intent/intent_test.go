@@ -345,3 +345,30 @@ func TestRandomGrammarWords(t *testing.T) {
 		}
 	}
 }
+
+// A snooze that says no length is marked, so that a caller can use the
+// lawyer's own length; one that says a length is not.
+func TestSnoozeNoLength(t *testing.T) {
+	now := time.Date(2026, 6, 12, 14, 20, 40, 0, time.Local)
+	for _, tc := range []struct {
+		text     string
+		noLength bool
+		minutes  int
+	}{
+		{"snooze", true, 10},
+		{"snooze that", true, 10},
+		{"remind me later", true, 10},
+		{"remind me about it later", true, 10},
+		{"snooze for 10 minutes", false, 10},
+		{"snooze 5", false, 5},
+		{"snooze until 3", false, 40},
+		{"give me five more minutes", false, 5},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			in := Parse(tc.text, now)
+			if in.Kind != Snooze || in.NoLength != tc.noLength || in.Minutes != tc.minutes {
+				t.Errorf("Parse(%q) = %+v, want a snooze of %d minutes, NoLength %v", tc.text, in, tc.minutes, tc.noLength)
+			}
+		})
+	}
+}

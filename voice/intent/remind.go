@@ -122,7 +122,7 @@ func remindOf(after []token, now time.Time, snoozes bool) Intent {
 		if in := remindWithoutTask(w, due, now); in.Kind == Snooze {
 			return in
 		}
-		return Intent{Kind: Snooze, Minutes: defaultSnooze}
+		return snoozeIntent(0)
 	case task == "" && snoozes:
 		return remindWithoutTask(w, due, now)
 	case task == "":
@@ -148,7 +148,7 @@ func remindWithoutTask(w when, due *time.Time, now time.Time) Intent {
 		}
 	}
 	if w.vague {
-		return Intent{Kind: Snooze, Minutes: defaultSnooze}
+		return snoozeIntent(0)
 	}
 	return Intent{Kind: None}
 }

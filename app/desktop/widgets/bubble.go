@@ -391,7 +391,9 @@ func (b *Bubble) CreateRenderer() fyne.WidgetRenderer {
 	if title == "" {
 		title = "Spirit"
 	}
-	heading := canvas.NewText(strings.ToUpper(title), p.Muted)
+	// The title as written: "Email", "Reminder" are words the lawyer
+	// reads, not labels to shout.
+	heading := canvas.NewText(title, p.Muted)
 	heading.TextSize = theme.CaptionTextSize()
 	heading.TextStyle = fyne.TextStyle{Bold: true}
 

@@ -120,7 +120,7 @@ func longBody() string {
 
 func approval() Prompt {
 	return Prompt{
-		Title:   "Approve?",
+		Title:   "Approval",
 		Message: "Save this reply in Drafts?",
 		Fields: []Field{
 			{"To", "Marcy Howard <marcy@x.com>"}, {"Cc", ""}, {"Subject", "Re: SNDA"},

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -24,7 +25,7 @@ func newTestBubble(t *testing.T, p Prompt) (*Bubble, *[]Answer, fyne.Window) {
 }
 
 var snda = Prompt{
-	Title:   "Glance",
+	Title:   "Email",
 	Message: "Marcy Howard is waiting on your reply about SNDA – Brooklyn Gardens. Draft a reply?",
 	Choices: []Choice{{ID: "accept", Label: "Draft it"}, {ID: "snooze", Label: "Not now"}, {ID: "dismiss", Label: "Dismiss"}},
 }
@@ -83,6 +84,32 @@ func TestBubbleShowsMessageResponseBoxAndButtons(t *testing.T) {
 	}
 	if b.MinSize().Width < BubbleWidth {
 		t.Errorf("bubble narrower than %v: %v", BubbleWidth, b.MinSize())
+	}
+}
+
+// The heading shows the prompt's title as written, in the lawyer's words,
+// and "Spirit" when there is none.
+func TestBubbleHeadingShowsTitleAsWritten(t *testing.T) {
+	for _, tc := range []struct{ name, title, want string }{
+		{"email", "Email", "Email"},
+		{"reminder", "Reminder", "Reminder"},
+		{"no title", "", "Spirit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := snda
+			p.Title = tc.title
+			b, _, _ := newTestBubble(t, p)
+			var got []string
+			walk(b, func(o fyne.CanvasObject) bool {
+				if v, ok := o.(*canvas.Text); ok {
+					got = append(got, v.Text)
+				}
+				return true
+			})
+			if !contains(got, tc.want) {
+				t.Errorf("heading texts = %q, want %q among them", got, tc.want)
+			}
+		})
 	}
 }
 
