@@ -148,6 +148,9 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 	c.digest = dg
 
 	switches := bus.Subscribe(events.AppSwitched, switchBuffer)
+	// The reminders waiting for an app hear the switches on their own, so
+	// that a glance cut short never costs one its moment.
+	appMoments := bus.Subscribe(events.AppSwitched, switchBuffer)
 	utterances := bus.Subscribe(events.UtteranceHeard, utteranceBuffer)
 	gl, err := glance.NewService(glance.ServiceOptions{
 		Store:    st,
@@ -171,6 +174,7 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 		Propose:     c.propose,
 		Record:      wl.record,
 		Events:      bus,
+		Threads:     threadMoments{rem: rem, ix: ix, log: log.With("part", partGlance)},
 		Now:         now,
 		Log:         log.With("part", partGlance),
 	})
@@ -192,10 +196,11 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 	sup.Add(partWork, wk)
 	sup.Add(partDigest, dg)
 	sup.Add(partCalendar, newCalendar(c, ix, log.With("part", partCalendar)))
+	sup.Add(partMoments, momentsPart{rem: rem, switches: appMoments.C(), log: log.With("part", partMoments)})
 	sup.Add(partCommands, supervisor.Func(func(ctx context.Context) error {
 		return c.runCommands(ctx, utterances.C())
 	}))
-	return &parts{bus: bus, core: c, glance: gl, sup: sup, subs: []*events.Subscription{switches, utterances, dg.sub}}, nil
+	return &parts{bus: bus, core: c, glance: gl, sup: sup, subs: []*events.Subscription{switches, appMoments, utterances, dg.sub}}, nil
 }
 
 // openPaneHeaders connects to the OS's accessibility tree for the glance.

@@ -162,6 +162,18 @@ func possessive(name string) string {
 	return name + "'s"
 }
 
+// aboutOrTo joins a task to "remind you": "to ask about the cure period",
+// but "about the estoppel" for a task that is a thing, not an act ("remind
+// me about the estoppel").
+func aboutOrTo(task string) string {
+	first, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(task)), " ")
+	switch first {
+	case "the", "a", "an", "my", "our", "his", "her", "their", "this", "that", "these", "those", "your":
+		return "about " + task
+	}
+	return "to " + task
+}
+
 // Heading is the Reminders window's line for a waiting reminder: "When
 // you next open Marcy Howard's email: ask about the cure period".
 func Heading(r store.Reminder) string {
@@ -187,6 +199,9 @@ func (s *Scheduler) FireOn(ctx context.Context, kind store.TriggerKind, seen str
 			continue
 		}
 		msg := "Reminder: " + r.Task + " (you asked for it next time you " + Moment(*r.Trigger) + ")"
+		if r.Trigger.Kind == store.TriggerPerson {
+			msg = "Reminder: " + r.Task + " — your meeting with " + r.Trigger.Person + " starts soon"
+		}
 		fr, n, err := s.st.FireTriggered(ctx, r.ID, s.clock.Now(), seen, store.Nudge{Kind: nudge.KindReminder, Message: msg})
 		switch {
 		case errors.Is(err, store.ErrNotDue), errors.Is(err, store.ErrNotFound):

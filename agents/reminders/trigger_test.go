@@ -144,3 +144,18 @@ func TestFireOn(t *testing.T) {
 		t.Errorf("CancelLast = %+v, %v; want the waiting reminder taken back", c, err)
 	}
 }
+
+func TestAboutOrTo(t *testing.T) {
+	for _, c := range []struct{ name, task, want string }{
+		{"an act", "ask about the cure period", "to ask about the cure period"},
+		{"a thing", "the estoppel", "about the estoppel"},
+		{"a thing of mine", "my timesheets", "about my timesheets"},
+		{"an act on a thing", "check the term", "to check the term"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := aboutOrTo(c.task); got != c.want {
+				t.Errorf("aboutOrTo(%q) = %q, want %q", c.task, got, c.want)
+			}
+		})
+	}
+}
