@@ -69,8 +69,8 @@ type ServiceOptions struct {
 	// Threads hears which mail thread a window showed, whatever the
 	// glance decides to say about it; nil: nobody.
 	Threads ThreadWatcher
-	Now    func() time.Time
-	Log    *slog.Logger
+	Now     func() time.Time
+	Log     *slog.Logger
 }
 
 // Service decides, after each app switch, whether the screen shows an
