@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/spirit-app/spirit/agents/mail"
-	"github.com/spirit-app/spirit/agents/mail/index"
-	"github.com/spirit-app/spirit/agents/mail/mbox"
 	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app/events"
@@ -39,32 +37,15 @@ func personICS(luis, grant time.Time) string {
 // window. Each fires once; an excluded window fires nothing; a meeting
 // hours away fires nothing yet.
 func TestRemindersFireOnTheirMoment(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	dir := t.TempDir()
-	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
-	t.Setenv("XDG_RUNTIME_DIR", dir)
-	t.Setenv("DISPLAY", "") // the watcher finds no display: switches come from the test
-	p, st := newTestParts(t, dir)
+	ctx := context.Background()
+	p, st := newHeadlessParts(t)
 	c := p.core
-
-	ix := index.New(st)
-	me := mail.Address{Name: "Dana Whitfield", Email: "dana.whitfield@hartleyross.com"}
-	acc, err := ix.AddAccount(ctx, index.Account{Kind: index.KindMbox, Name: me.Name, Address: me.Email})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := t.TempDir()
 	mboxPath := filepath.Join(dir, "mail.mbox")
 	if err := os.WriteFile(mboxPath, []byte(marcyMail), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := mbox.OpenMbox(mboxPath, mbox.Options{From: me})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ix.Sync(ctx, acc.ID, conn, nil); err != nil {
-		t.Fatal(err)
-	}
-	conn.Close()
+	indexMailbox(t, st, mboxPath, mail.Address{Name: "Dana Whitfield", Email: "dana.whitfield@hartleyross.com"})
 	now := time.Now()
 	ics := filepath.Join(dir, "work.ics")
 	if err := os.WriteFile(ics, []byte(personICS(now.Add(10*time.Minute), now.Add(3*time.Hour))), 0o600); err != nil {
@@ -109,14 +90,7 @@ func TestRemindersFireOnTheirMoment(t *testing.T) {
 		tasks[task] = s.said
 	}
 
-	stopped := make(chan error, 1)
-	go func() { stopped <- p.sup.Run(ctx) }()
-	defer func() {
-		cancel()
-		if err := <-stopped; err != nil {
-			t.Errorf("supervisor: %v", err)
-		}
-	}()
+	p.run(t)
 
 	// An excluded window never fires (the watcher blanks its title; it is
 	// given one here to show the rule does not rely on that), then the

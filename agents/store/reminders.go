@@ -504,11 +504,9 @@ func (s *Store) UpdateReminder(ctx context.Context, id int64, u ReminderUpdate) 
 // occurrence strictly after now, and appends the world log event. Either
 // all of it is committed or none of it.
 func (s *Store) FireReminder(ctx context.Context, id int64, now time.Time, n Nudge) (Reminder, Nudge, error) {
-	if strings.TrimSpace(n.Message) == "" {
-		return Reminder{}, Nudge{}, fmt.Errorf("fire reminder %d: %w: empty nudge message", id, ErrInvalid)
-	}
-	if strings.TrimSpace(n.Kind) == "" {
-		n.Kind = "reminder"
+	n, ferr := firingInput(id, n)
+	if ferr != nil {
+		return Reminder{}, Nudge{}, ferr
 	}
 	ts, ms := s.now()
 	nowMs := now.UnixMilli()
@@ -532,16 +530,10 @@ func (s *Store) FireReminder(ctx context.Context, id int64, now time.Time, n Nud
 				return err
 			}
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO nudges (created, kind, message, action_prompt, state, answer, updated, subject)
-			VALUES (?, ?, ?, ?, 'shown', '', ?, ?)`, ms, n.Kind, n.Message, n.ActionPrompt, ms, ReminderIdentifier(id))
-		if err != nil {
+		if nudge, err = firingNudge(ctx, tx, id, n, ts, ms); err != nil {
 			return err
 		}
-		nid, err := res.LastInsertId()
-		if err != nil {
-			return err
-		}
-		nudge = Nudge{ID: nid, Created: ts, Kind: n.Kind, Message: n.Message, ActionPrompt: n.ActionPrompt, Subject: ReminderIdentifier(id), State: NudgeShown, Updated: ts}
+		nid := nudge.ID
 
 		state, due, what := ReminderFired, *r.Due, "fired"
 		if r.Every != Once {
@@ -557,7 +549,7 @@ func (s *Store) FireReminder(ctx context.Context, id int64, now time.Time, n Nud
 			}
 			what = "fired, next " + due.Format(time.RFC3339)
 		}
-		res, err = tx.ExecContext(ctx, `UPDATE reminders SET state = ?, due = ?, fired_at = ?,
+		res, err := tx.ExecContext(ctx, `UPDATE reminders SET state = ?, due = ?, fired_at = ?,
 				fire_count = fire_count + 1, nudge_id = ?, updated = ?
 			WHERE id = ? AND state = 'pending' AND due = ?`,
 			state, due.UnixMilli(), nowMs, nid, ms, id, r.Due.UnixMilli())
@@ -578,6 +570,34 @@ func (s *Store) FireReminder(ctx context.Context, id int64, now time.Time, n Nud
 		return Reminder{}, Nudge{}, fmt.Errorf("fire reminder %d: %w", id, err)
 	}
 	return out, nudge, nil
+}
+
+// firingInput checks the nudge a firing is to raise: it needs words, and
+// is of kind "reminder" unless set.
+func firingInput(id int64, n Nudge) (Nudge, error) {
+	if strings.TrimSpace(n.Message) == "" {
+		return Nudge{}, fmt.Errorf("fire reminder %d: %w: empty nudge message", id, ErrInvalid)
+	}
+	if strings.TrimSpace(n.Kind) == "" {
+		n.Kind = "reminder"
+	}
+	return n, nil
+}
+
+// firingNudge records, inside tx, the nudge a firing of reminder id
+// raises: shown, about the reminder.
+func firingNudge(ctx context.Context, tx *sql.Tx, id int64, n Nudge, ts time.Time, ms int64) (Nudge, error) {
+	res, err := tx.ExecContext(ctx, `INSERT INTO nudges (created, kind, message, action_prompt, state, answer, updated, subject)
+		VALUES (?, ?, ?, ?, 'shown', '', ?, ?)`, ms, n.Kind, n.Message, n.ActionPrompt, ms, ReminderIdentifier(id))
+	if err != nil {
+		return Nudge{}, err
+	}
+	nid, err := res.LastInsertId()
+	if err != nil {
+		return Nudge{}, err
+	}
+	return Nudge{ID: nid, Created: ts, Kind: n.Kind, Message: n.Message, ActionPrompt: n.ActionPrompt,
+		Subject: ReminderIdentifier(id), State: NudgeShown, Updated: ts}, nil
 }
 
 // SnoozeReminder puts the reminder's current firing off until until: a
@@ -941,11 +961,9 @@ func (s *Store) WaitingReminders(ctx context.Context, kind TriggerKind) ([]Remin
 // the reminder fired with the firing as its due time, and appends the
 // world log event, which says what was seen (seen: "Outlook — RE: SNDA").
 func (s *Store) FireTriggered(ctx context.Context, id int64, now time.Time, seen string, n Nudge) (Reminder, Nudge, error) {
-	if strings.TrimSpace(n.Message) == "" {
-		return Reminder{}, Nudge{}, fmt.Errorf("fire reminder %d: %w: empty nudge message", id, ErrInvalid)
-	}
-	if strings.TrimSpace(n.Kind) == "" {
-		n.Kind = "reminder"
+	n, ferr := firingInput(id, n)
+	if ferr != nil {
+		return Reminder{}, Nudge{}, ferr
 	}
 	ts, ms := s.now()
 	var (
@@ -960,18 +978,12 @@ func (s *Store) FireTriggered(ctx context.Context, id int64, now time.Time, seen
 		if r.State != ReminderWaiting {
 			return fmt.Errorf("%w: it is %s", ErrNotDue, r.State)
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO nudges (created, kind, message, action_prompt, state, answer, updated, subject)
-			VALUES (?, ?, ?, ?, 'shown', '', ?, ?)`, ms, n.Kind, n.Message, n.ActionPrompt, ms, ReminderIdentifier(id))
-		if err != nil {
+		if nudge, err = firingNudge(ctx, tx, id, n, ts, ms); err != nil {
 			return err
 		}
-		nid, err := res.LastInsertId()
-		if err != nil {
-			return err
-		}
-		nudge = Nudge{ID: nid, Created: ts, Kind: n.Kind, Message: n.Message, ActionPrompt: n.ActionPrompt, Subject: ReminderIdentifier(id), State: NudgeShown, Updated: ts}
+		nid := nudge.ID
 		nowMs := now.UnixMilli()
-		res, err = tx.ExecContext(ctx, `UPDATE reminders SET state = 'fired', due = ?, fired_at = ?,
+		res, err := tx.ExecContext(ctx, `UPDATE reminders SET state = 'fired', due = ?, fired_at = ?,
 				fire_count = fire_count + 1, nudge_id = ?, updated = ?
 			WHERE id = ? AND state = 'waiting'`, nowMs, nowMs, nid, ms, id)
 		if err != nil {

@@ -79,6 +79,19 @@ func waitFor(t *testing.T, g *gui, what string, cond func() bool) {
 	}
 }
 
+// openRemindersView opens the Reminders window on g and reads what it
+// lists.
+func openRemindersView(t *testing.T, g *gui) (*remindersView, fyne.Window) {
+	t.Helper()
+	w := g.fa.NewWindow("Spirit · Reminders")
+	t.Cleanup(w.Close)
+	v := newRemindersView(g, w)
+	w.SetContent(v.content)
+	w.Resize(fyne.NewSize(560, 380))
+	v.reload()
+	return v, w
+}
+
 // TestRemindersWindowListsWhatWasSaid: commitments heard in calls without
 // a time are listed with the words they came from; Done settles one,
 // Remind me… makes a reminder of the other, and both leave the list.
@@ -97,13 +110,7 @@ func TestRemindersWindowListsWhatWasSaid(t *testing.T) {
 		}
 	}
 
-	w := a.NewWindow("Spirit · Reminders")
-	defer w.Close()
-	v := newRemindersView(g, w)
-	w.SetContent(v.content)
-	w.Resize(fyne.NewSize(560, 380))
-
-	v.reload()
+	v, w := openRemindersView(t, g)
 	waitFor(t, g, "the open commitments listed", func() bool { return len(saidItems(v)) == 2 })
 	if _, ok := hasLabel(v.said, saidTitle); !ok {
 		t.Errorf("no %q heading", saidTitle)
@@ -233,13 +240,7 @@ func TestRemindersWindowListsMoments(t *testing.T) {
 			t.Fatalf("Heard(%q) = %+v, %v", said, res, err)
 		}
 	}
-	w := a.NewWindow("Spirit · Reminders")
-	defer w.Close()
-	v := newRemindersView(g, w)
-	w.SetContent(v.content)
-	w.Resize(fyne.NewSize(560, 380))
-
-	v.reload()
+	v, _ := openRemindersView(t, g)
 	waitFor(t, g, "the moments listed", func() bool { return len(momentButtons(v)) == 2 })
 	if _, ok := hasLabel(v.moments, momentsTitle); !ok {
 		t.Errorf("no %q heading: %v", momentsTitle, labels(v.moments))
