@@ -12,6 +12,7 @@ import (
 	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app/events"
+	"github.com/spirit-app/spirit/app/settings"
 	"github.com/spirit-app/spirit/screen"
 )
 
@@ -168,5 +169,81 @@ func TestRemindersFireOnTheirMoment(t *testing.T) {
 	}
 	if strings.Contains(log.String(), "private") {
 		t.Errorf("the excluded window is in the reminders' log:\n%s", log.String())
+	}
+}
+
+// TestThreadReminderFiresWhenTheGlanceIsSilent: the glance finds the
+// thread a window shows even when it has nothing to say about replying:
+// when its gate holds it back (here nudges are turned off), and when it
+// has nudged about the thread before. The reminder fires each time it is
+// waiting, and once.
+func TestThreadReminderFiresWhenTheGlanceIsSilent(t *testing.T) {
+	ctx := context.Background()
+	p, st := newHeadlessParts(t)
+	c := p.core
+	rec := record(c)
+	mboxPath := filepath.Join(t.TempDir(), "mail.mbox")
+	if err := os.WriteFile(mboxPath, []byte(marcyMail), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	indexMailbox(t, st, mboxPath, mail.Address{Name: "Dana Whitfield", Email: "dana.whitfield@hartleyross.com"})
+	sw := screen.Switch{App: "Microsoft Outlook", Title: "RE: SNDA - Brooklyn Gardens - Message (HTML)", At: time.Now()}
+	reminded := func(task string) int {
+		n := 0
+		for _, b := range rec.shown() {
+			if b.Kind == nudge.KindReminder && strings.Contains(b.Message, task) {
+				n++
+			}
+		}
+		return n
+	}
+
+	// Nudges off: the glance is silent at its gate, the reminder fires.
+	if _, err := c.UpdateSettings(ctx, "test", func(s *settings.Settings) { s.GlanceMaxPerHour = 0 }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Heard(ctx, "remind me to ask about the cure period next time I'm in Marcy Howard's email", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	p.glance.On(ctx, sw)
+	p.glance.On(ctx, sw)
+	if got := reminded("ask about the cure period"); got != 1 {
+		t.Errorf("gate closed: %d reminder bubbles, want 1", got)
+	}
+
+	// Nudges on: the glance offers a reply once; the next time it is
+	// silent (already nudged), and a reminder asked for meanwhile fires.
+	if _, err := c.UpdateSettings(ctx, "test", func(s *settings.Settings) { s.GlanceMaxPerHour = 10 }); err != nil {
+		t.Fatal(err)
+	}
+	p.glance.On(ctx, sw)
+	if _, err := c.Heard(ctx, "when I open the email about the SNDA remind me to check the offset rights", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	p.glance.On(ctx, sw)
+	if got := reminded("check the offset rights"); got != 1 {
+		t.Errorf("already nudged: %d reminder bubbles, want 1", got)
+	}
+	glances := 0
+	for _, b := range rec.shown() {
+		if b.Kind == nudge.KindGlance {
+			glances++
+		}
+	}
+	if glances != 1 {
+		t.Errorf("%d glance bubbles, want 1", glances)
+	}
+	es, err := st.Recent(ctx, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	for _, e := range es {
+		log.WriteString(e.String() + "\n")
+	}
+	for _, want := range []string{"unprompted nudges in the last hour (gate)", "already nudged about this thread (gate)"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("world log lacks %q:\n%s", want, log.String())
+		}
 	}
 }
