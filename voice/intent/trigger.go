@@ -68,6 +68,7 @@ const (
 	verbPerson                      // talk to, meet with: a person
 	verbMail                        // email, hear from: that person's thread
 	verbSeeWhom                     // see: a person, or an email or document when one is named
+	verbHave                        // have ... open: an app or a document
 )
 
 // verbPhrase is a verb phrase, each element listing alternatives.
@@ -79,6 +80,8 @@ type verbPhrase struct {
 // lawyerVerbs follow "I" in a trigger clause; "I'm" / "I am" forms follow
 // with their participle or preposition. Longer phrases first.
 var lawyerVerbs = []verbPhrase{
+	{[]string{"got", "a|the|my", "call|meeting|chat|catch-up|zoom", "with"}, verbPerson},
+	{[]string{"have|got"}, verbHave},
 	{[]string{"have|get|hop|jump", "on", "a|the|my", "call|zoom|teams", "with"}, verbPerson},
 	{[]string{"have|get|set", "a|the|my", "call|meeting|chat|catch-up|word", "with"}, verbPerson},
 	{[]string{"on", "a|the", "call|phone|zoom", "with"}, verbPerson},
@@ -102,6 +105,7 @@ var lawyerVerbs = []verbPhrase{
 
 // theirVerbs follow a person's name: "Marcy emails me", "Grant calls".
 var theirVerbs = []verbPhrase{
+	{[]string{"sends|forwards", "me", "an|a|the|another", "email|e-mail|message|note|reply|mail"}, verbMail},
 	{[]string{"writes|replies|responds|gets", "back", "to", "me"}, verbMail},
 	{[]string{"writes|replies|responds", "to", "me"}, verbMail},
 	{[]string{"emails|e-mails|messages|texts|writes", "me", "back"}, verbMail},
@@ -147,7 +151,7 @@ var places = map[string]bool{
 	"shower": true, "bed": true, "mood": true, "hurry": true, "chambers": true,
 	"hearing": true, "deposition": true, "conference": true, "zone": true, "way": true,
 	"phone": true, "road": true, "break": true, "lunch": true, "firm": true, "area": true,
-	"neighborhood": true, "neighbourhood": true, "country": true, "state": true,
+	"neighborhood": true, "neighbourhood": true, "country": true,
 	"middle": true, "process": true, "bathroom": true, "cab": true, "uber": true,
 	"taxi": true, "subway": true, "bus": true, "morning": true, "afternoon": true,
 	"evening": true, "weekend": true,
@@ -177,6 +181,7 @@ var docNouns = map[string]bool{
 	"term": true, "deed": true, "will": true, "trust": true, "policy": true, "report": true,
 	"schedule": true, "disclosure": true, "order": true, "judgment": true, "matter": true,
 	"filing": true, "markup": true, "proposal": true, "closing": true, "checklist": true,
+	"website": true, "site": true, "portal": true, "page": true, "tab": true, "app": true,
 }
 
 // determiners open an object phrase and are not part of its name.
@@ -249,6 +254,8 @@ func triggerClause(ts []token, i int, mid bool) (Trigger, int, bool) {
 			j++
 		}
 		return lawyerClause(ts, j, mid, true)
+	case words(ts, j, "i've|ive"):
+		return lawyerClause(ts, j+1, mid, false) // "I've got a call with", "I've got the lease open"
 	case words(ts, j, "i"):
 		j++
 		if words(ts, j, "next|again") {
@@ -320,6 +327,19 @@ func lawyerClause(ts []token, j int, mid, being bool) (Trigger, int, bool) {
 				return tr, e, true
 			}
 			return appObject(ts, k, mid, words(ts, j, "in|into|on"))
+		case verbHave:
+			// "I have the Henderson agreement open": the object runs to "open".
+			for e := k + 1; e < len(ts); e++ {
+				if words(ts, e, "open|up") {
+					if tr, n, ok := mailObject(ts[:e], k, false); ok && n == e {
+						return tr, e + 1, true
+					}
+					if tr, n, ok := appObject(ts[:e], k, false, false); ok && n == e {
+						return tr, e + 1, true
+					}
+					break
+				}
+			}
 		}
 	}
 	return Trigger{}, 0, false
