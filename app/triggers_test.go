@@ -65,7 +65,7 @@ func TestRemindersFireOnTheirMoment(t *testing.T) {
 		{"remind me to ask about the cure period next time I'm in Marcy's email",
 			"I'll remind you to ask about the cure period next time you open Marcy's email."},
 		{"when I open the Brookline NDA remind me to check the term",
-			"I'll remind you to check the term next time you open Brookline NDA."},
+			"I'll remind you to check the term next time you open the Brookline NDA."},
 		{"next time I talk to Luis remind me about the staffing plan",
 			"I'll remind you about the staffing plan next time you meet with Luis."},
 		{"remind me to clear the invites when I'm next in Outlook",

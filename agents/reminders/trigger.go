@@ -145,10 +145,16 @@ func Moment(t store.Trigger) string {
 		}
 		return "open the email about " + t.Subject
 	case store.TriggerApp:
-		if mailWords[strings.ToLower(strings.TrimSpace(t.Name))] {
+		name := strings.TrimSpace(t.Name)
+		if mailWords[strings.ToLower(name)] {
 			return "open your email"
 		}
-		return "open " + t.Name
+		if strings.Contains(name, " ") {
+			// Several words name a document or a page ("the Brookline
+			// NDA"); one word names an app ("Outlook").
+			return "open the " + name
+		}
+		return "open " + name
 	case store.TriggerPerson:
 		return "meet with " + t.Person
 	}

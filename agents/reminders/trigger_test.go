@@ -90,7 +90,8 @@ func TestMomentAndHeading(t *testing.T) {
 		{"thread of a person", store.Trigger{Kind: store.TriggerThread, Person: "Marcy Howard"}, "When you next open Marcy Howard's email: ask about the cure period"},
 		{"thread of a name ending in s", store.Trigger{Kind: store.TriggerThread, Person: "James"}, "When you next open James' email: ask about the cure period"},
 		{"thread by subject", store.Trigger{Kind: store.TriggerThread, Subject: "SNDA"}, "When you next open the email about SNDA: ask about the cure period"},
-		{"document", store.Trigger{Kind: store.TriggerApp, Name: "Brookline NDA"}, "When you next open Brookline NDA: ask about the cure period"},
+		{"document", store.Trigger{Kind: store.TriggerApp, Name: "Brookline NDA"}, "When you next open the Brookline NDA: ask about the cure period"},
+		{"an app", store.Trigger{Kind: store.TriggerApp, Name: "Outlook"}, "When you next open Outlook: ask about the cure period"},
 		{"the mail app", store.Trigger{Kind: store.TriggerApp, Name: "email"}, "When you next open your email: ask about the cure period"},
 		{"person", store.Trigger{Kind: store.TriggerPerson, Person: "Grant"}, "When you next meet with Grant: ask about the cure period"},
 	} {
