@@ -1,6 +1,7 @@
 package intent
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 )
@@ -452,8 +453,8 @@ func mailRest(ts []token, j int, mid bool, tr Trigger) (Trigger, int, bool) {
 
 // appObject reads the app or document the lawyer opens or is in. After
 // "in" or "on" the object must look like an app or a document (a known
-// app, a document noun, a capitalised name): "in court", "on the train"
-// and "in a good mood" are places and states, not windows.
+// app, a document noun): "in court", "on the train" and "in a good mood"
+// are places and states, not windows.
 func appObject(ts []token, k int, mid, inOn bool) (Trigger, int, bool) {
 	name, e, ok := objectWords(ts, k, mid)
 	if !ok {
@@ -477,13 +478,12 @@ func appObject(ts []token, k int, mid, inOn bool) (Trigger, int, bool) {
 	return Trigger{Kind: OnApp, Name: name}, e, true
 }
 
-// looksLikeWindow reports whether words name something a window shows.
+// looksLikeWindow reports whether words name something a window shows:
+// an app or a kind of document. Capitals are no sign: recognisers write
+// them at will.
 func looksLikeWindow(obj []token) bool {
 	for _, t := range obj {
-		switch {
-		case knownApps[t.word], docNouns[t.word], inboxWords[t.word]:
-			return true
-		case !determiners[t.word] && t.raw != "" && unicode.IsUpper([]rune(t.raw)[0]):
+		if knownApps[t.word] || docNouns[t.word] || inboxWords[t.word] {
 			return true
 		}
 	}
@@ -544,8 +544,11 @@ func nameAt(ts []token, j int) (string, int) {
 	if n == 0 {
 		return "", 0
 	}
-	return cleanName(strings.TrimSuffix(strings.TrimSuffix(readBack(ts[j:j+n]), "'s"), "’s")), n
+	return cleanName(possessiveS.ReplaceAllString(cleanName(readBack(ts[j:j+n])), "")), n
 }
+
+// possessiveS is the "'s" that ends a name said as an owner, in any case.
+var possessiveS = regexp.MustCompile(`(?i)['’]s$`)
 
 // titles come before a name, with a period the recogniser may write.
 var titles = map[string]bool{"dr": true, "mr": true, "mrs": true, "ms": true, "prof": true, "judge": true}
