@@ -556,15 +556,8 @@ func (s *Store) FireReminder(ctx context.Context, id int64, now time.Time, n Nud
 		if err != nil {
 			return err
 		}
-		if k, err := res.RowsAffected(); err != nil {
-			return err
-		} else if k != 1 {
-			return fmt.Errorf("%w: changed while firing", ErrNotDue) // cannot happen under the write lock
-		}
-		if out, err = reminderTx(ctx, tx, id); err != nil {
-			return err
-		}
-		return logReminder(ctx, tx, ms, id, fmt.Sprintf("%s as nudge %d: %s", what, nid, n.Message))
+		out, err = firedTx(ctx, tx, res, id, ms, fmt.Sprintf("%s as nudge %d: %s", what, nid, n.Message))
+		return err
 	})
 	if err != nil {
 		return Reminder{}, Nudge{}, fmt.Errorf("fire reminder %d: %w", id, err)
@@ -598,6 +591,21 @@ func firingNudge(ctx context.Context, tx *sql.Tx, id int64, n Nudge, ts time.Tim
 	}
 	return Nudge{ID: nid, Created: ts, Kind: n.Kind, Message: n.Message, ActionPrompt: n.ActionPrompt,
 		Subject: ReminderIdentifier(id), State: NudgeShown, Updated: ts}, nil
+}
+
+// firedTx ends a firing inside tx: res, the reminder's update, must have
+// changed it; it is read back and the world log told text.
+func firedTx(ctx context.Context, tx *sql.Tx, res sql.Result, id, ms int64, text string) (Reminder, error) {
+	if k, err := res.RowsAffected(); err != nil {
+		return Reminder{}, err
+	} else if k != 1 {
+		return Reminder{}, fmt.Errorf("%w: changed while firing", ErrNotDue) // cannot happen under the write lock
+	}
+	out, err := reminderTx(ctx, tx, id)
+	if err != nil {
+		return Reminder{}, err
+	}
+	return out, logReminder(ctx, tx, ms, id, text)
 }
 
 // SnoozeReminder puts the reminder's current firing off until until: a
@@ -989,15 +997,8 @@ func (s *Store) FireTriggered(ctx context.Context, id int64, now time.Time, seen
 		if err != nil {
 			return err
 		}
-		if k, err := res.RowsAffected(); err != nil {
-			return err
-		} else if k != 1 {
-			return fmt.Errorf("%w: changed while firing", ErrNotDue) // cannot happen under the write lock
-		}
-		if out, err = reminderTx(ctx, tx, id); err != nil {
-			return err
-		}
-		return logReminder(ctx, tx, ms, id, fmt.Sprintf("fired as nudge %d (%s, seen: %s): %s", nid, r.Trigger, seen, n.Message))
+		out, err = firedTx(ctx, tx, res, id, ms, fmt.Sprintf("fired as nudge %d (%s, seen: %s): %s", nid, r.Trigger, seen, n.Message))
+		return err
 	})
 	if err != nil {
 		return Reminder{}, Nudge{}, fmt.Errorf("fire reminder %d: %w", id, err)
