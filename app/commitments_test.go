@@ -528,11 +528,22 @@ func TestRecentSpeech(t *testing.T) {
 // reach the commands part, and the commitment in them reaches a front end
 // as one bubble; Set makes the reminder.
 func TestHeardCommitmentTravelsToABubble(t *testing.T) {
-	ctx := context.Background()
-	p, st := newHeadlessParts(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	dir := t.TempDir()
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	t.Setenv("XDG_RUNTIME_DIR", dir)
+	t.Setenv("DISPLAY", "")
+	p, st := newTestParts(t, dir)
 	front := p.bus.Subscribe(events.NudgeShown, 0)
 	defer front.Unsubscribe()
-	p.run(t)
+	stopped := make(chan error, 1)
+	go func() { stopped <- p.sup.Run(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-stopped; err != nil {
+			t.Errorf("supervisor: %v", err)
+		}
+	}()
 
 	at := time.Now()
 	for i, text := range []string{"so where are we on the Halcyon lease amendment",

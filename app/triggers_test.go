@@ -9,12 +9,62 @@ import (
 	"time"
 
 	"github.com/spirit-app/spirit/agents/mail"
+	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/mail/mbox"
 	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app/events"
 	"github.com/spirit-app/spirit/app/settings"
 	"github.com/spirit-app/spirit/screen"
 )
+
+// newHeadlessParts is newTestParts on a machine with no display and no
+// session bus: app switches come from the test, as the watcher would
+// publish them.
+func newHeadlessParts(t *testing.T) (*parts, *store.Store) {
+	t.Helper()
+	dir := t.TempDir()
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	t.Setenv("XDG_RUNTIME_DIR", dir)
+	t.Setenv("DISPLAY", "")
+	return newTestParts(t, dir)
+}
+
+// run starts every part under the supervisor until the test ends, when it
+// checks that they stopped cleanly.
+func (p *parts) run(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() { stopped <- p.sup.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-stopped; err != nil {
+			t.Errorf("supervisor: %v", err)
+		}
+	})
+}
+
+// indexMailbox adds the lawyer's mbox account at path to st's mail index
+// and reads it in.
+func indexMailbox(t *testing.T, st *store.Store, path string, me mail.Address) *index.Index {
+	t.Helper()
+	ctx := context.Background()
+	ix := index.New(st)
+	acc, err := ix.AddAccount(ctx, index.Account{Kind: index.KindMbox, Name: me.Name, Address: me.Email})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := mbox.OpenMbox(path, mbox.Options{From: me})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := ix.Sync(ctx, acc.ID, conn, nil); err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
 
 // personICS is a calendar with a call with Luis Ortega starting at luis
 // and a meeting with Grant Ellis starting at grant.
