@@ -193,10 +193,10 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 	sup.Add(partVoice, hearing)
 	sup.Add(partWatcher, watch)
 	sup.Add(partGlance, gl)
+	sup.Add(partMoments, momentsPart{rem: rem, switches: appMoments.C(), log: log.With("part", partMoments)})
 	sup.Add(partWork, wk)
 	sup.Add(partDigest, dg)
 	sup.Add(partCalendar, newCalendar(c, ix, log.With("part", partCalendar)))
-	sup.Add(partMoments, momentsPart{rem: rem, switches: appMoments.C(), log: log.With("part", partMoments)})
 	sup.Add(partCommands, supervisor.Func(func(ctx context.Context) error {
 		return c.runCommands(ctx, utterances.C())
 	}))

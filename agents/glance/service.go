@@ -62,15 +62,15 @@ type ServiceOptions struct {
 	Models func(ctx context.Context) (Models, bool)
 	// Propose records and shows a nudge (the core's one way to do that).
 	Propose func(ctx context.Context, n store.Nudge) error
+	// Threads hears which mail thread a window showed, whatever the
+	// glance decides to say about it; nil: nobody.
+	Threads ThreadWatcher
 	// Record appends a line to the world log.
 	Record func(ctx context.Context, source, id, text string)
 	// Events hears that screen text was read; nil: nobody.
 	Events events.Logger
-	// Threads hears which mail thread a window showed, whatever the
-	// glance decides to say about it; nil: nobody.
-	Threads ThreadWatcher
-	Now     func() time.Time
-	Log     *slog.Logger
+	Now    func() time.Time
+	Log    *slog.Logger
 }
 
 // Service decides, after each app switch, whether the screen shows an

@@ -36,14 +36,15 @@ const (
 
 // Intent is one parsed command.
 type Intent struct {
-	Kind  Kind       `json:"intent"`
-	Task  string     `json:"task,omitempty"`  // Remind: what to be reminded of; Task: the request
-	Due   *time.Time `json:"due,omitempty"`   // Remind: when, in now's location; nil when not said
-	Every string     `json:"every,omitempty"` // Remind: "day", "weekday" or "week" when recurring
 	// When is, for a reminder tied to a moment rather than a time ("next
 	// time I'm in Marcy's email"), that moment; Due is then nil.
-	When    *Trigger `json:"when,omitempty"`
-	Minutes int      `json:"minutes,omitempty"` // Snooze: how long
+	When *Trigger `json:"when,omitempty"`
+
+	Kind    Kind       `json:"intent"`
+	Task    string     `json:"task,omitempty"`    // Remind: what to be reminded of; Task: the request
+	Due     *time.Time `json:"due,omitempty"`     // Remind: when, in now's location; nil when not said
+	Every   string     `json:"every,omitempty"`   // Remind: "day", "weekday" or "week" when recurring
+	Minutes int        `json:"minutes,omitempty"` // Snooze: how long
 }
 
 // DefaultWakePhrase is the wake phrase when ParseOptions names none.
