@@ -504,37 +504,23 @@ func (s *Store) UpdateReminder(ctx context.Context, id int64, u ReminderUpdate) 
 // occurrence strictly after now, and appends the world log event. Either
 // all of it is committed or none of it.
 func (s *Store) FireReminder(ctx context.Context, id int64, now time.Time, n Nudge) (Reminder, Nudge, error) {
-	n, ferr := firingInput(id, n)
-	if ferr != nil {
-		return Reminder{}, Nudge{}, ferr
-	}
-	ts, ms := s.now()
 	nowMs := now.UnixMilli()
-	var (
-		out   Reminder
-		nudge Nudge
-	)
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		r, err := reminderTx(ctx, tx, id)
-		if err != nil {
-			return err
-		}
+	return s.fire(ctx, id, n, func(tx *sql.Tx, r Reminder, ms int64, raise func() (Nudge, error)) (sql.Result, string, error) {
 		// The check that makes firing happen once: it runs under the write
 		// lock, so a second caller sees the first one's committed result.
 		if r.State != ReminderPending || r.Due == nil || r.Due.UnixMilli() > nowMs {
-			return fmt.Errorf("%w: it is %s, due %s", ErrNotDue, r.State, schedule(r))
+			return nil, "", fmt.Errorf("%w: it is %s, due %s", ErrNotDue, r.State, schedule(r))
 		}
 		if r.NudgeID != 0 {
 			// One open nudge per reminder: a newer firing supersedes it.
 			if err := closeNudge(ctx, tx, r.NudgeID, NudgeExpired, ms); err != nil {
-				return err
+				return nil, "", err
 			}
 		}
-		if nudge, err = firingNudge(ctx, tx, id, n, ts, ms); err != nil {
-			return err
+		nudge, err := raise()
+		if err != nil {
+			return nil, "", err
 		}
-		nid := nudge.ID
-
 		state, due, what := ReminderFired, *r.Due, "fired"
 		if r.Every != Once {
 			anchor := due
@@ -545,18 +531,49 @@ func (s *Store) FireReminder(ctx context.Context, id int64, now time.Time, n Nud
 			// continues from the first occurrence after now.
 			state, due = ReminderPending, NextOccurrence(anchor, r.Every, now)
 			if due.IsZero() {
-				return fmt.Errorf("%w: no next occurrence of every %q", ErrInvalid, r.Every)
+				return nil, "", fmt.Errorf("%w: no next occurrence of every %q", ErrInvalid, r.Every)
 			}
 			what = "fired, next " + due.Format(time.RFC3339)
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE reminders SET state = ?, due = ?, fired_at = ?,
 				fire_count = fire_count + 1, nudge_id = ?, updated = ?
 			WHERE id = ? AND state = 'pending' AND due = ?`,
-			state, due.UnixMilli(), nowMs, nid, ms, id, r.Due.UnixMilli())
+			state, due.UnixMilli(), nowMs, nudge.ID, ms, id, r.Due.UnixMilli())
+		return res, fmt.Sprintf("%s as nudge %d: %s", what, nudge.ID, n.Message), err
+	})
+}
+
+// fire is the transaction every firing shares: the nudge's words checked,
+// the reminder read under the write lock, step's checks and update (step
+// calls raise to record the nudge once its checks pass, and returns the
+// update's result and the world log's text), then firedTx. Either all of
+// it is committed or none of it.
+func (s *Store) fire(ctx context.Context, id int64, n Nudge,
+	step func(tx *sql.Tx, r Reminder, ms int64, raise func() (Nudge, error)) (sql.Result, string, error)) (Reminder, Nudge, error) {
+	n, err := firingInput(id, n)
+	if err != nil {
+		return Reminder{}, Nudge{}, err
+	}
+	ts, ms := s.now()
+	var (
+		out   Reminder
+		nudge Nudge
+	)
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		r, err := reminderTx(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		out, err = firedTx(ctx, tx, res, id, ms, fmt.Sprintf("%s as nudge %d: %s", what, nid, n.Message))
+		raise := func() (Nudge, error) {
+			var err error
+			nudge, err = firingNudge(ctx, tx, id, n, ts, ms)
+			return nudge, err
+		}
+		res, text, err := step(tx, r, ms, raise)
+		if err != nil {
+			return err
+		}
+		out, err = firedTx(ctx, tx, res, id, ms, text)
 		return err
 	})
 	if err != nil {
@@ -969,39 +986,18 @@ func (s *Store) WaitingReminders(ctx context.Context, kind TriggerKind) ([]Remin
 // the reminder fired with the firing as its due time, and appends the
 // world log event, which says what was seen (seen: "Outlook — RE: SNDA").
 func (s *Store) FireTriggered(ctx context.Context, id int64, now time.Time, seen string, n Nudge) (Reminder, Nudge, error) {
-	n, ferr := firingInput(id, n)
-	if ferr != nil {
-		return Reminder{}, Nudge{}, ferr
-	}
-	ts, ms := s.now()
-	var (
-		out   Reminder
-		nudge Nudge
-	)
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		r, err := reminderTx(ctx, tx, id)
-		if err != nil {
-			return err
-		}
+	return s.fire(ctx, id, n, func(tx *sql.Tx, r Reminder, ms int64, raise func() (Nudge, error)) (sql.Result, string, error) {
 		if r.State != ReminderWaiting {
-			return fmt.Errorf("%w: it is %s", ErrNotDue, r.State)
+			return nil, "", fmt.Errorf("%w: it is %s", ErrNotDue, r.State)
 		}
-		if nudge, err = firingNudge(ctx, tx, id, n, ts, ms); err != nil {
-			return err
+		nudge, err := raise()
+		if err != nil {
+			return nil, "", err
 		}
-		nid := nudge.ID
 		nowMs := now.UnixMilli()
 		res, err := tx.ExecContext(ctx, `UPDATE reminders SET state = 'fired', due = ?, fired_at = ?,
 				fire_count = fire_count + 1, nudge_id = ?, updated = ?
-			WHERE id = ? AND state = 'waiting'`, nowMs, nowMs, nid, ms, id)
-		if err != nil {
-			return err
-		}
-		out, err = firedTx(ctx, tx, res, id, ms, fmt.Sprintf("fired as nudge %d (%s, seen: %s): %s", nid, r.Trigger, seen, n.Message))
-		return err
+			WHERE id = ? AND state = 'waiting'`, nowMs, nowMs, nudge.ID, ms, id)
+		return res, fmt.Sprintf("fired as nudge %d (%s, seen: %s): %s", nudge.ID, r.Trigger, seen, n.Message), err
 	})
-	if err != nil {
-		return Reminder{}, Nudge{}, fmt.Errorf("fire reminder %d: %w", id, err)
-	}
-	return out, nudge, nil
 }
