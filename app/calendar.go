@@ -18,6 +18,7 @@ import (
 	"github.com/spirit-app/spirit/agents/glance"
 	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/agents/nudge"
+	"github.com/spirit-app/spirit/agents/reminders"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/agents/task"
 	"github.com/spirit-app/spirit/agents/work"
@@ -246,13 +247,18 @@ func (p *calendarPart) decide(ctx context.Context) time.Time {
 		p.log.Warn("calendar: mail accounts unreadable", "err", err)
 		return time.Time{}
 	}
-	if len(me.Addresses) == 0 {
-		return time.Time{} // without the lawyer's addresses no mail can wait on them
-	}
 	occs, err := p.occurrences(ctx, now)
 	if err != nil {
 		p.log.Warn("calendar: occurrences", "err", err)
 		return time.Time{}
+	}
+	// Reminders waiting for a person need no mail, only the meeting.
+	p.meetingMoments(ctx, now, me, occs)
+	if len(me.Addresses) == 0 {
+		// Without the lawyer's addresses no mail can wait on them; the
+		// part still wakes for the meetings, for those reminders.
+		next, _ := calendar.NextWindow(now, me, laterWindows(occs, now))
+		return next
 	}
 	d, err := calendar.Brief(ctx, now, me, occs, calendar.MailThreads(p.ix, me, now))
 	if err != nil {
@@ -260,16 +266,44 @@ func (p *calendarPart) decide(ctx context.Context) time.Time {
 	} else if d.Nudge {
 		p.offer(ctx, d)
 	}
-	// The meetings already in their window were just decided on; the
-	// next to ask about is the first whose window opens later.
+	next, _ := calendar.NextWindow(now, me, laterWindows(occs, now))
+	return next
+}
+
+// laterWindows are the meetings whose window opens after now: those
+// already in their window were just decided on.
+func laterWindows(occs []calendar.Occurrence, now time.Time) []calendar.Occurrence {
 	var later []calendar.Occurrence
 	for _, o := range occs {
 		if o.Start.Add(-calendar.Lead).After(now) {
 			later = append(later, o)
 		}
 	}
-	next, _ := calendar.NextWindow(now, me, later)
-	return next
+	return later
+}
+
+// meetingMoments fires the reminders waiting for a person when a meeting
+// with them starts within calendar.Lead: one the lawyer goes to (not
+// declined, cancelled, free or all-day, as for briefs).
+func (p *calendarPart) meetingMoments(ctx context.Context, now time.Time, me calendar.Me, occs []calendar.Occurrence) {
+	if !p.c.rem.Waiting(ctx, store.TriggerPerson) {
+		return
+	}
+	for _, o := range occs {
+		if !o.Start.After(now) || o.Start.After(now.Add(calendar.Lead)) || calendar.Skip(o, me) != "" {
+			continue
+		}
+		var people []reminders.Person
+		for _, x := range calendar.Others(o, me) {
+			people = append(people, reminders.Person{Name: x.Name, Email: x.Email})
+		}
+		seen := fmt.Sprintf("meeting %s at %s", quoteTitle(o.Summary), o.Start.Format(time.RFC3339))
+		if _, err := p.c.rem.FireOn(ctx, store.TriggerPerson, seen, func(t store.Trigger) bool {
+			return reminders.MatchMeeting(t, people)
+		}); err != nil {
+			p.log.Error("reminders: firing before a meeting", "err", err)
+		}
+	}
 }
 
 // offered reports whether a nudge about subject was shown before and not

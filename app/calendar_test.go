@@ -15,8 +15,6 @@ import (
 	"github.com/spirit-app/spirit/agents/llm/scripted"
 	"github.com/spirit-app/spirit/agents/llm/setup"
 	"github.com/spirit-app/spirit/agents/mail"
-	"github.com/spirit-app/spirit/agents/mail/index"
-	"github.com/spirit-app/spirit/agents/mail/mbox"
 	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/agents/task"
@@ -121,25 +119,12 @@ func newCalendarWorld(t *testing.T, at time.Time) *calendarWorld {
 	ctx := context.Background()
 	clock := &testClock{t: at}
 	c, st := newClockedCore(t, clock)
-	ix := index.New(st)
 	dir := t.TempDir()
 	mboxPath := filepath.Join(dir, "mail.mbox")
 	if err := os.WriteFile(mboxPath, []byte(marcyMail), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	me := mail.Address{Name: "Dana Whitfield", Email: "dana.whitfield@hartleyross.com"}
-	acc, err := ix.AddAccount(ctx, index.Account{Kind: index.KindMbox, Name: me.Name, Address: me.Email})
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn, err := mbox.OpenMbox(mboxPath, mbox.Options{From: me})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ix.Sync(ctx, acc.ID, conn, nil); err != nil {
-		t.Fatal(err)
-	}
-	conn.Close()
+	ix := indexMailbox(t, st, mboxPath, mail.Address{Name: "Dana Whitfield", Email: "dana.whitfield@hartleyross.com"})
 	w := &calendarWorld{c: c, st: st, clock: clock, ics: filepath.Join(dir, "work.ics"), rec: record(c),
 		part: newCalendar(c, ix, slog.New(slog.NewTextHandler(io.Discard, nil)))}
 	w.write(t, edtAt(10, 30), "")

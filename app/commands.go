@@ -76,6 +76,14 @@ func (c *Core) handle(ctx context.Context, in intent.Intent, now time.Time, sour
 // remind creates the reminder at once, so nothing the lawyer asked for is
 // lost, and asks them to confirm the time, or to give one.
 func (c *Core) remind(ctx context.Context, in intent.Intent, now time.Time) (string, error) {
+	if in.When != nil {
+		// Tied to a moment: it waits for it, and the bubble says which.
+		r, err := c.rem.CreateOn(ctx, in.Task, storeTrigger(*in.When), now)
+		if err != nil {
+			return "", fmt.Errorf("create reminder: %w", err)
+		}
+		return c.remAns.ConfirmOn(ctx, r)
+	}
 	r, err := c.rem.Create(ctx, in.Task, in.Due, in.Every, now)
 	if err != nil {
 		return "", fmt.Errorf("create reminder: %w", err)
@@ -171,4 +179,9 @@ func (c *Core) listReminders(ctx context.Context, now time.Time) (string, error)
 	}
 	_, err = c.nudge(ctx, store.Nudge{Kind: nudge.KindReminderList, Message: msg})
 	return msg, err
+}
+
+// storeTrigger is the grammar's trigger as the store keeps it.
+func storeTrigger(t intent.Trigger) store.Trigger {
+	return store.Trigger{Kind: store.TriggerKind(t.Kind), Person: t.Person, Subject: t.Subject, Name: t.Name}
 }

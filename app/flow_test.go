@@ -26,7 +26,7 @@ func TestEveryPartIsSupervised(t *testing.T) {
 	for _, s := range p.sup.States() {
 		got = append(got, s.Name)
 	}
-	want := []string{partReminders, partAgents, partKeeper, partMaintenance, partMail, partVoice, partWatcher, partGlance, partWork, partDigest, partCalendar, partCommands}
+	want := []string{partReminders, partAgents, partKeeper, partMaintenance, partMail, partVoice, partWatcher, partGlance, partMoments, partWork, partDigest, partCalendar, partCommands}
 	if !slices.Equal(got, want) {
 		t.Errorf("supervised parts = %v, want %v", got, want)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/spirit-app/spirit/agents/llm/setup"
 	"github.com/spirit-app/spirit/agents/mail/accounts"
 	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app/settings"
 )
@@ -80,6 +81,17 @@ func (c *Core) UpdateReminder(ctx context.Context, id int64, u store.ReminderUpd
 		return store.Reminder{}, err
 	}
 	c.rem.Changed()
+	return r, nil
+}
+
+// CompleteReminder records that the lawyer did what reminder id asked
+// (Done in the Reminders window); its bubble, if shown, goes.
+func (c *Core) CompleteReminder(ctx context.Context, id int64) (store.Reminder, error) {
+	r, err := c.rem.Complete(ctx, id)
+	if err != nil {
+		return store.Reminder{}, err
+	}
+	c.closeNudgesAbout(ctx, nudge.ReminderSubject(id))
 	return r, nil
 }
 

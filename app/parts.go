@@ -158,6 +158,9 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 	c.calendar = newCalendar(c, ix, log.With("part", partCalendar))
 
 	switches := bus.Subscribe(events.AppSwitched, switchBuffer)
+	// The reminders waiting for an app hear the switches on their own, so
+	// that a glance cut short never costs one its moment.
+	appMoments := bus.Subscribe(events.AppSwitched, switchBuffer)
 	utterances := bus.Subscribe(events.UtteranceHeard, utteranceBuffer)
 	gl, err := glance.NewService(glance.ServiceOptions{
 		Store:    st,
@@ -181,6 +184,7 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 		Propose:     c.propose,
 		Record:      wl.record,
 		Events:      bus,
+		Threads:     threadMoments{rem: rem, ix: ix, log: log.With("part", partGlance)},
 		Now:         now,
 		Log:         log.With("part", partGlance),
 	})
@@ -199,13 +203,14 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 	sup.Add(partVoice, hearing)
 	sup.Add(partWatcher, watch)
 	sup.Add(partGlance, gl)
+	sup.Add(partMoments, momentsPart{rem: rem, switches: appMoments.C(), log: log.With("part", partMoments)})
 	sup.Add(partWork, wk)
 	sup.Add(partDigest, dg)
 	sup.Add(partCalendar, c.calendar)
 	sup.Add(partCommands, supervisor.Func(func(ctx context.Context) error {
 		return c.runCommands(ctx, utterances.C())
 	}))
-	return &parts{bus: bus, core: c, glance: gl, sup: sup, subs: []*events.Subscription{switches, utterances, dg.sub}}, nil
+	return &parts{bus: bus, core: c, glance: gl, sup: sup, subs: []*events.Subscription{switches, appMoments, utterances, dg.sub}}, nil
 }
 
 // openPaneHeaders connects to the OS's accessibility tree for the glance.

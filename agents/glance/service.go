@@ -65,6 +65,9 @@ type ServiceOptions struct {
 	Models func(ctx context.Context) (Models, bool)
 	// Propose records and shows a nudge (the core's one way to do that).
 	Propose func(ctx context.Context, n store.Nudge) error
+	// Threads hears which mail thread a window showed, whatever the
+	// glance decides to say about it; nil: nobody.
+	Threads ThreadWatcher
 	// Record appends a line to the world log.
 	Record func(ctx context.Context, source, id, text string)
 	// Events hears that screen text was read; nil: nobody.
@@ -103,6 +106,17 @@ type Service struct {
 	// lastRead is, per window, the open message read by the last glance
 	// that told its outcome (readRedrawn).
 	lastRead map[uint64]messageRead
+}
+
+// ThreadWatcher hears which mail thread a window showed: reminders tied
+// to a thread wait for it (issue 15 §4).
+type ThreadWatcher interface {
+	// Watching reports whether anything waits for a thread; when it does,
+	// a glance that its gate keeps silent still finds the thread from the
+	// window's title.
+	Watching(ctx context.Context) bool
+	// ThreadShown is told the thread the glance matched the window to.
+	ThreadShown(ctx context.Context, sw screen.Switch, threadID int64)
 }
 
 // NewService checks the options; the service starts with Run.
@@ -320,10 +334,6 @@ func (s *Service) glance(ctx context.Context, g *glanceRun) {
 		say("silent: cannot read nudges (gate)", true)
 		return
 	}
-	if reason := Gate(all, now, pol); reason != "" {
-		say("silent: "+reason+" (gate)", true)
-		return
-	}
 	in := Input{App: sw.App, Title: sw.Title, Excluded: sw.Excluded, Now: now}
 	if as, err := s.opt.Index.Accounts(ctx); err == nil {
 		for _, a := range as {
@@ -333,9 +343,28 @@ func (s *Service) glance(ctx context.Context, g *glanceRun) {
 			}
 		}
 	}
+	// shown tells the thread watcher, once per glance, which thread the
+	// window showed: a reminder tied to it fires whether or not the
+	// glance has anything to say about replying.
+	told := false
+	shown := func(d Decision, err error) {
+		if told || err != nil || d.ThreadID == 0 || s.opt.Threads == nil {
+			return
+		}
+		told = true
+		s.opt.Threads.ThreadShown(ctx, sw, d.ThreadID)
+	}
+	if reason := Gate(all, now, pol); reason != "" {
+		if s.opt.Threads != nil && s.opt.Threads.Watching(ctx) {
+			shown(Decide(ctx, s.opt.Index, in)) // the title only: no screen is read for a silent glance
+		}
+		say("silent: "+reason+" (gate)", true)
+		return
+	}
 	// Code first: it is free, and a thread already nudged about must not
 	// cost a model call.
 	d, err := Decide(ctx, s.opt.Index, in)
+	shown(d, err)
 	if err == nil && d.MessageID != "" && Seen(all, nudge.GlanceSubject(d.MessageID)) {
 		say("silent: already nudged about this thread (gate)", true)
 		return
@@ -359,6 +388,7 @@ func (s *Service) glance(ctx context.Context, g *glanceRun) {
 		in.Header, in.ScreenLines, shot = rd.header, rd.lines, rd.shot
 		if in.Header != nil || len(in.ScreenLines) > 0 {
 			d, err = Decide(ctx, s.opt.Index, in)
+			shown(d, err)
 			if err == nil && d.MessageID != "" && Seen(all, nudge.GlanceSubject(d.MessageID)) {
 				say("silent: already nudged about this thread (gate)", true)
 				return
@@ -369,6 +399,7 @@ func (s *Service) glance(ctx context.Context, g *glanceRun) {
 	// DecideWithModels starts with the same code, and the user has moved on.
 	if m, ok := s.opt.Models(ctx); ok && err == nil && d.Reason != ReasonOverBudget {
 		d, err = DecideWithModels(ctx, s.opt.Index, in, m, shot)
+		shown(d, err)
 	}
 	if err != nil {
 		say(fmt.Sprintf("silent: error at %s: %v", d.Stage, err), true)

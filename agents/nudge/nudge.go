@@ -21,6 +21,9 @@ const (
 	KindReminderList    Kind = "reminder_list"    // the reminders, read out
 	KindInfo            Kind = "info"             // a plain message; agents' notify_user too
 	KindGlance          Kind = "glance"           // an email on screen may need the lawyer
+	// KindReminderTrigger: "I'll remind you to … next time you open
+	// Marcy Howard's email." — a reminder tied to a moment, just asked for.
+	KindReminderTrigger Kind = "reminder_trigger"
 	// KindCommitment: "You said you'd … by Friday. Remind you Friday at
 	// 9:00 AM?" — a commitment heard in a call (voice/commit), offered
 	// once; Subject is CommitmentSubject(key).

@@ -16,7 +16,8 @@ import (
 func TestStoredValues(t *testing.T) {
 	for got, want := range map[string]string{
 		KindReminder: "reminder", KindReminderConfirm: "reminder_confirm", KindReminderWhen: "reminder_when",
-		KindReminderList: "reminder_list", KindInfo: "info", KindGlance: "glance", KindCommitment: "commitment", KindMeeting: "meeting", KindQuestion: "question",
+		KindReminderTrigger: "reminder_trigger",
+		KindReminderList:    "reminder_list", KindInfo: "info", KindGlance: "glance", KindCommitment: "commitment", KindMeeting: "meeting", KindQuestion: "question",
 		KindApproval: "approval", KindHelp: "help", KindResult: "result",
 		Accept: "accept", Dismiss: "dismiss", Snooze: "snooze", Edit: "edit", AnswerPrefix: "answer:",
 		Reply: "reply", Change: "change", OpenReminders: "open_reminders", OpenActivity: "open_activity", AtPrefix: "at:",
@@ -34,7 +35,7 @@ func TestImportant(t *testing.T) {
 	}{
 		{KindQuestion, true}, {KindApproval, true}, {KindHelp, true},
 		{KindResult, false}, {KindInfo, false}, {KindGlance, false}, {KindCommitment, false}, {KindMeeting, false}, {KindReminder, false},
-		{KindReminderConfirm, false}, {KindReminderWhen, false}, {KindReminderList, false},
+		{KindReminderConfirm, false}, {KindReminderTrigger, false}, {KindReminderWhen, false}, {KindReminderList, false},
 		{"", false}, {"proposal", false}, {"Question", false},
 	} {
 		if got := Important(tc.kind); got != tc.want {
@@ -237,6 +238,7 @@ func TestSpecFor(t *testing.T) {
 	}{
 		{KindReminder, "Reminder", "accept=Done|snooze=Snooze 10 min|dismiss=Dismiss", "Snooze for… (e.g. 30 minutes)", false},
 		{KindReminderConfirm, "Reminder", "accept=Set|change=Change time|dismiss=Dismiss", "Or type another time, e.g. “at 4 instead”", false},
+		{KindReminderTrigger, "Reminder", "accept=Set|dismiss=Dismiss", "Or type a time instead, e.g. “tomorrow at 9”", false},
 		{KindReminderWhen, "Reminder", "", "Or type a time, e.g. “Friday at 10”", false},
 		{KindReminderList, "Reminder", "open_reminders=Open Reminders|accept=OK", "", false},
 		{KindInfo, "Spirit", "accept=OK", "", false},

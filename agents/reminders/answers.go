@@ -38,6 +38,7 @@ func (a Answers) Register(rs *nudge.Responders) {
 	rs.Register(nudge.KindReminder, a.fired)
 	rs.Register(nudge.KindReminderConfirm, a.when)
 	rs.Register(nudge.KindReminderWhen, a.when)
+	rs.Register(nudge.KindReminderTrigger, a.when)
 }
 
 // Confirm asks the lawyer to confirm reminder r's time; the reply is the
@@ -47,6 +48,19 @@ func (a Answers) Confirm(ctx context.Context, r store.Reminder, now time.Time) (
 	err := a.Propose(ctx, store.Nudge{Kind: nudge.KindReminderConfirm, Subject: nudge.ReminderSubject(r.ID),
 		Message: "Remind you to " + desc + "?"})
 	return "I'll remind you to " + desc + ".", err
+}
+
+// ConfirmOn shows that reminder r waits for its moment: "I'll remind you
+// to ask about the cure period next time you open Marcy Howard's email."
+// (Set / Dismiss; a time typed instead makes it an ordinary reminder).
+// The reply is the same sentence.
+func (a Answers) ConfirmOn(ctx context.Context, r store.Reminder) (string, error) {
+	if r.Trigger == nil {
+		return "", fmt.Errorf("reminder %d waits for no moment", r.ID)
+	}
+	msg := "I'll remind you " + aboutOrTo(r.Task) + " next time you " + Moment(*r.Trigger) + "."
+	err := a.Propose(ctx, store.Nudge{Kind: nudge.KindReminderTrigger, Subject: nudge.ReminderSubject(r.ID), Message: msg})
+	return msg, err
 }
 
 // AskWhen asks the lawyer when to remind them of r.

@@ -16,6 +16,9 @@ func Describe(r store.Reminder, now time.Time) string {
 
 // When is the schedule part of Describe.
 func When(r store.Reminder, now time.Time) string {
+	if r.Trigger != nil && r.State == store.ReminderWaiting {
+		return "next time you " + Moment(*r.Trigger)
+	}
 	loc := r.Location()
 	if r.Every != store.Once {
 		if r.Anchor == nil {

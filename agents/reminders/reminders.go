@@ -319,6 +319,22 @@ func (s *Scheduler) Create(ctx context.Context, task string, due *time.Time, eve
 	return r, nil
 }
 
+// CreateOn records a reminder the lawyer asked for at heardAt that waits
+// for a moment (t) rather than a time.
+func (s *Scheduler) CreateOn(ctx context.Context, task string, t store.Trigger, heardAt time.Time) (store.Reminder, error) {
+	if heardAt.IsZero() {
+		heardAt = s.clock.Now()
+	}
+	r, err := s.st.CreateReminder(ctx, store.NewReminder{Task: task, Trigger: &t, Heard: heardAt})
+	if err != nil {
+		return store.Reminder{}, fmt.Errorf("create reminder: %w", err)
+	}
+	s.mu.Lock()
+	s.created = append(s.created, r.ID)
+	s.mu.Unlock()
+	return r, nil
+}
+
 // SetTime gives a reminder its time: the answer to "when?", a changed time
 // from the confirm bubble, or a new time for one that already fired.
 func (s *Scheduler) SetTime(ctx context.Context, id int64, due time.Time) (store.Reminder, error) {
@@ -378,7 +394,8 @@ func (s *Scheduler) CancelLast(ctx context.Context) (store.Reminder, error) {
 		switch {
 		case r.State == store.ReminderCancelled:
 			continue // already taken back: "never mind" again means the one before
-		case r.State == store.ReminderAwaitingTime, r.State == store.ReminderPending && r.FireCount == 0:
+		case r.State == store.ReminderAwaitingTime, r.State == store.ReminderWaiting,
+			r.State == store.ReminderPending && r.FireCount == 0:
 			c, err := s.Cancel(ctx, r.ID)
 			if errors.Is(err, store.ErrReminderClosed) {
 				return store.Reminder{}, fmt.Errorf("cancel last: %w", ErrNothingToCancel)
@@ -403,9 +420,10 @@ func (s *Scheduler) Complete(ctx context.Context, id int64) (store.Reminder, err
 }
 
 // List returns the reminders still to come or unanswered: pending,
-// awaiting a time, or fired and not done; soonest first.
+// awaiting a time, waiting for a moment, or fired and not done; soonest
+// first.
 func (s *Scheduler) List(ctx context.Context) ([]store.Reminder, error) {
-	rs, err := s.st.Reminders(ctx, store.ReminderPending, store.ReminderAwaitingTime, store.ReminderFired)
+	rs, err := s.st.Reminders(ctx, store.ReminderPending, store.ReminderAwaitingTime, store.ReminderWaiting, store.ReminderFired)
 	if err != nil {
 		return nil, fmt.Errorf("list reminders: %w", err)
 	}

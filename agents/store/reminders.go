@@ -19,6 +19,9 @@ const (
 	ReminderPending ReminderState = "pending"
 	// ReminderAwaitingTime was asked for without a time; Spirit has to ask when.
 	ReminderAwaitingTime ReminderState = "awaiting_time"
+	// ReminderWaiting is tied to a moment, not a time (Trigger): it waits,
+	// without a due time, until that moment comes, then fires once.
+	ReminderWaiting ReminderState = "waiting"
 	// ReminderFired is a one-shot reminder whose nudge has been raised and
 	// not yet marked done.
 	ReminderFired ReminderState = "fired"
@@ -31,7 +34,7 @@ const (
 // Valid reports whether s is a known reminder state.
 func (s ReminderState) Valid() bool {
 	switch s {
-	case ReminderPending, ReminderAwaitingTime, ReminderFired, ReminderDone, ReminderCancelled:
+	case ReminderPending, ReminderAwaitingTime, ReminderWaiting, ReminderFired, ReminderDone, ReminderCancelled:
 		return true
 	}
 	return false
@@ -40,7 +43,50 @@ func (s ReminderState) Valid() bool {
 // Open reports whether a reminder in state s can still change: it is
 // neither done nor cancelled.
 func (s ReminderState) Open() bool {
-	return s == ReminderPending || s == ReminderAwaitingTime || s == ReminderFired
+	return s == ReminderPending || s == ReminderAwaitingTime || s == ReminderWaiting || s == ReminderFired
+}
+
+// TriggerKind says what moment a reminder waits for.
+type TriggerKind string
+
+const (
+	// TriggerThread: a mail thread with the person and/or subject words
+	// comes on screen.
+	TriggerThread TriggerKind = "thread"
+	// TriggerApp: an app or window whose name or title has the words
+	// comes to the front.
+	TriggerApp TriggerKind = "app"
+	// TriggerPerson: a meeting with the person is about to start.
+	TriggerPerson TriggerKind = "person"
+)
+
+// Trigger is the moment a reminder waits for, in the lawyer's words.
+type Trigger struct {
+	Kind    TriggerKind
+	Person  string // thread: whose mail; person: whom the lawyer meets
+	Subject string // thread: words of its subject
+	Name    string // app: the app, document or window named
+}
+
+// check reports what is missing from t, as ErrInvalid.
+func (t Trigger) check() error {
+	switch t.Kind {
+	case TriggerThread:
+		if strings.TrimSpace(t.Person) == "" && strings.TrimSpace(t.Subject) == "" {
+			return fmt.Errorf("%w: a thread trigger needs a person or subject words", ErrInvalid)
+		}
+	case TriggerApp:
+		if strings.TrimSpace(t.Name) == "" {
+			return fmt.Errorf("%w: an app trigger needs the app's or document's name", ErrInvalid)
+		}
+	case TriggerPerson:
+		if strings.TrimSpace(t.Person) == "" {
+			return fmt.Errorf("%w: a person trigger needs the person's name", ErrInvalid)
+		}
+	default:
+		return fmt.Errorf("%w: trigger kind %q", ErrInvalid, t.Kind)
+	}
+	return nil
 }
 
 // Recurrence is how often a reminder repeats.
@@ -101,6 +147,9 @@ type Reminder struct {
 	FireCount int
 	NudgeID   int64 // the latest firing's nudge; 0 if it never fired
 	Updated   time.Time
+	// Trigger is the moment a reminder tied to one waits for (state
+	// waiting) or fired at; nil for a reminder with a time.
+	Trigger *Trigger
 
 	loc *time.Location
 }
@@ -128,6 +177,9 @@ type NewReminder struct {
 	// Heard is when the lawyer asked; its location is the reminder's when
 	// Due is nil. Zero means the store's clock.
 	Heard time.Time
+	// Trigger ties the reminder to a moment instead of a time: Due must
+	// then be nil and Every Once.
+	Trigger *Trigger
 }
 
 // ReminderUpdate is an edit from the Reminders window; nil fields stay.
@@ -145,7 +197,8 @@ type ReminderFiring struct {
 	Nudge    Nudge
 }
 
-const reminderCols = `id, created, task, due, anchor, every, utc_offset, zone, state, fired_at, fire_count, nudge_id, updated`
+const reminderCols = `id, created, task, due, anchor, every, utc_offset, zone, state, fired_at, fire_count, nudge_id, updated,
+	trigger_kind, trigger_person, trigger_subject, trigger_name`
 
 // CreateReminder stores a new reminder: pending if it has a due time,
 // awaiting_time if not.
@@ -160,6 +213,16 @@ func (s *Store) CreateReminder(ctx context.Context, nr NewReminder) (Reminder, e
 	if nr.Due != nil && nr.Due.IsZero() {
 		return Reminder{}, fmt.Errorf("create reminder: %w: zero due time", ErrInvalid)
 	}
+	var trig Trigger
+	if nr.Trigger != nil {
+		if nr.Due != nil || nr.Every != Once {
+			return Reminder{}, fmt.Errorf("create reminder: %w: a reminder tied to a moment has no time and does not repeat", ErrInvalid)
+		}
+		if err := nr.Trigger.check(); err != nil {
+			return Reminder{}, fmt.Errorf("create reminder: %w", err)
+		}
+		trig = *nr.Trigger
+	}
 	ts, ms := s.now()
 	ref := nr.Heard
 	if nr.Due != nil {
@@ -173,6 +236,9 @@ func (s *Store) CreateReminder(ctx context.Context, nr NewReminder) (Reminder, e
 		return Reminder{}, fmt.Errorf("create reminder: %w", err)
 	}
 	state := ReminderAwaitingTime
+	if nr.Trigger != nil {
+		state = ReminderWaiting
+	}
 	var due, anchor sql.NullInt64
 	if nr.Due != nil {
 		state = ReminderPending
@@ -184,9 +250,11 @@ func (s *Store) CreateReminder(ctx context.Context, nr NewReminder) (Reminder, e
 	var out Reminder
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO reminders
-			(created, task, due, anchor, every, utc_offset, zone, state, fire_count, updated)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?)`,
-			ms, task, due, anchor, nr.Every, offset, zone, state, ms)
+			(created, task, due, anchor, every, utc_offset, zone, state, fire_count, updated,
+			 trigger_kind, trigger_person, trigger_subject, trigger_name)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?)`,
+			ms, task, due, anchor, nr.Every, offset, zone, state, ms,
+			trig.Kind, strings.TrimSpace(trig.Person), strings.TrimSpace(trig.Subject), strings.TrimSpace(trig.Name))
 		if err != nil {
 			return err
 		}
@@ -286,6 +354,7 @@ func (s *Store) ReminderForNudge(ctx context.Context, nudgeID int64) (Reminder, 
 func (s *Store) OpenReminderFirings(ctx context.Context) ([]ReminderFiring, error) {
 	const q = `SELECT r.id, r.created, r.task, r.due, r.anchor, r.every, r.utc_offset, r.zone, r.state,
 			r.fired_at, r.fire_count, r.nudge_id, r.updated,
+			r.trigger_kind, r.trigger_person, r.trigger_subject, r.trigger_name,
 			n.id, n.created, n.kind, n.message, n.action_prompt, n.state, n.answer, n.updated, n.subject
 		FROM reminders r JOIN nudges n ON n.id = r.nudge_id
 		WHERE n.state = 'shown' AND r.state IN ('pending', 'fired')
@@ -355,6 +424,7 @@ func (s *Store) UpdateReminder(ctx context.Context, id int64, u ReminderUpdate) 
 		if dueChanged {
 			d := time.UnixMilli(u.Due.UnixMilli()).In(u.Due.Location())
 			next.Due, loc = &d, u.Due.Location()
+			next.Trigger = nil // a time given instead of the moment
 			changes = append(changes, "due")
 			if r.State == ReminderFired {
 				if err := closeNudge(ctx, tx, r.NudgeID, NudgeExpired, ms); err != nil {
@@ -399,10 +469,18 @@ func (s *Store) UpdateReminder(ctx context.Context, id int64, u ReminderUpdate) 
 		if err := checkOffset(next.Offset); err != nil {
 			return err
 		}
+		if next.Trigger != nil && next.Every != Once {
+			return fmt.Errorf("%w: a reminder tied to a moment does not repeat", ErrInvalid)
+		}
+		var trig Trigger
+		if next.Trigger != nil {
+			trig = *next.Trigger
+		}
 		_, err = tx.ExecContext(ctx, `UPDATE reminders SET task = ?, due = ?, anchor = ?, every = ?,
-			utc_offset = ?, zone = ?, state = ?, updated = ? WHERE id = ?`,
+			utc_offset = ?, zone = ?, state = ?, updated = ?,
+			trigger_kind = ?, trigger_person = ?, trigger_subject = ?, trigger_name = ? WHERE id = ?`,
 			next.Task, nullMillis(next.Due), nullMillis(next.Anchor), next.Every,
-			next.Offset, next.Zone, next.State, ms, id)
+			next.Offset, next.Zone, next.State, ms, trig.Kind, trig.Person, trig.Subject, trig.Name, id)
 		if err != nil {
 			return err
 		}
@@ -426,45 +504,23 @@ func (s *Store) UpdateReminder(ctx context.Context, id int64, u ReminderUpdate) 
 // occurrence strictly after now, and appends the world log event. Either
 // all of it is committed or none of it.
 func (s *Store) FireReminder(ctx context.Context, id int64, now time.Time, n Nudge) (Reminder, Nudge, error) {
-	if strings.TrimSpace(n.Message) == "" {
-		return Reminder{}, Nudge{}, fmt.Errorf("fire reminder %d: %w: empty nudge message", id, ErrInvalid)
-	}
-	if strings.TrimSpace(n.Kind) == "" {
-		n.Kind = "reminder"
-	}
-	ts, ms := s.now()
 	nowMs := now.UnixMilli()
-	var (
-		out   Reminder
-		nudge Nudge
-	)
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		r, err := reminderTx(ctx, tx, id)
-		if err != nil {
-			return err
-		}
+	return s.fire(ctx, id, n, func(tx *sql.Tx, r Reminder, ms int64, raise func() (Nudge, error)) (sql.Result, string, error) {
 		// The check that makes firing happen once: it runs under the write
 		// lock, so a second caller sees the first one's committed result.
 		if r.State != ReminderPending || r.Due == nil || r.Due.UnixMilli() > nowMs {
-			return fmt.Errorf("%w: it is %s, due %s", ErrNotDue, r.State, schedule(r))
+			return nil, "", fmt.Errorf("%w: it is %s, due %s", ErrNotDue, r.State, schedule(r))
 		}
 		if r.NudgeID != 0 {
 			// One open nudge per reminder: a newer firing supersedes it.
 			if err := closeNudge(ctx, tx, r.NudgeID, NudgeExpired, ms); err != nil {
-				return err
+				return nil, "", err
 			}
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO nudges (created, kind, message, action_prompt, state, answer, updated, subject)
-			VALUES (?, ?, ?, ?, 'shown', '', ?, ?)`, ms, n.Kind, n.Message, n.ActionPrompt, ms, ReminderIdentifier(id))
+		nudge, err := raise()
 		if err != nil {
-			return err
+			return nil, "", err
 		}
-		nid, err := res.LastInsertId()
-		if err != nil {
-			return err
-		}
-		nudge = Nudge{ID: nid, Created: ts, Kind: n.Kind, Message: n.Message, ActionPrompt: n.ActionPrompt, Subject: ReminderIdentifier(id), State: NudgeShown, Updated: ts}
-
 		state, due, what := ReminderFired, *r.Due, "fired"
 		if r.Every != Once {
 			anchor := due
@@ -475,31 +531,98 @@ func (s *Store) FireReminder(ctx context.Context, id int64, now time.Time, n Nud
 			// continues from the first occurrence after now.
 			state, due = ReminderPending, NextOccurrence(anchor, r.Every, now)
 			if due.IsZero() {
-				return fmt.Errorf("%w: no next occurrence of every %q", ErrInvalid, r.Every)
+				return nil, "", fmt.Errorf("%w: no next occurrence of every %q", ErrInvalid, r.Every)
 			}
 			what = "fired, next " + due.Format(time.RFC3339)
 		}
-		res, err = tx.ExecContext(ctx, `UPDATE reminders SET state = ?, due = ?, fired_at = ?,
+		res, err := tx.ExecContext(ctx, `UPDATE reminders SET state = ?, due = ?, fired_at = ?,
 				fire_count = fire_count + 1, nudge_id = ?, updated = ?
 			WHERE id = ? AND state = 'pending' AND due = ?`,
-			state, due.UnixMilli(), nowMs, nid, ms, id, r.Due.UnixMilli())
+			state, due.UnixMilli(), nowMs, nudge.ID, ms, id, r.Due.UnixMilli())
+		return res, fmt.Sprintf("%s as nudge %d: %s", what, nudge.ID, n.Message), err
+	})
+}
+
+// fire is the transaction every firing shares: the nudge's words checked,
+// the reminder read under the write lock, step's checks and update (step
+// calls raise to record the nudge once its checks pass, and returns the
+// update's result and the world log's text), then firedTx. Either all of
+// it is committed or none of it.
+func (s *Store) fire(ctx context.Context, id int64, n Nudge,
+	step func(tx *sql.Tx, r Reminder, ms int64, raise func() (Nudge, error)) (sql.Result, string, error)) (Reminder, Nudge, error) {
+	n, err := firingInput(id, n)
+	if err != nil {
+		return Reminder{}, Nudge{}, err
+	}
+	ts, ms := s.now()
+	var (
+		out   Reminder
+		nudge Nudge
+	)
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		r, err := reminderTx(ctx, tx, id)
 		if err != nil {
 			return err
 		}
-		if k, err := res.RowsAffected(); err != nil {
-			return err
-		} else if k != 1 {
-			return fmt.Errorf("%w: changed while firing", ErrNotDue) // cannot happen under the write lock
+		raise := func() (Nudge, error) {
+			var err error
+			nudge, err = firingNudge(ctx, tx, id, n, ts, ms)
+			return nudge, err
 		}
-		if out, err = reminderTx(ctx, tx, id); err != nil {
+		res, text, err := step(tx, r, ms, raise)
+		if err != nil {
 			return err
 		}
-		return logReminder(ctx, tx, ms, id, fmt.Sprintf("%s as nudge %d: %s", what, nid, n.Message))
+		out, err = firedTx(ctx, tx, res, id, ms, text)
+		return err
 	})
 	if err != nil {
 		return Reminder{}, Nudge{}, fmt.Errorf("fire reminder %d: %w", id, err)
 	}
 	return out, nudge, nil
+}
+
+// firingInput checks the nudge a firing is to raise: it needs words, and
+// is of kind "reminder" unless set.
+func firingInput(id int64, n Nudge) (Nudge, error) {
+	if strings.TrimSpace(n.Message) == "" {
+		return Nudge{}, fmt.Errorf("fire reminder %d: %w: empty nudge message", id, ErrInvalid)
+	}
+	if strings.TrimSpace(n.Kind) == "" {
+		n.Kind = "reminder"
+	}
+	return n, nil
+}
+
+// firingNudge records, inside tx, the nudge a firing of reminder id
+// raises: shown, about the reminder.
+func firingNudge(ctx context.Context, tx *sql.Tx, id int64, n Nudge, ts time.Time, ms int64) (Nudge, error) {
+	res, err := tx.ExecContext(ctx, `INSERT INTO nudges (created, kind, message, action_prompt, state, answer, updated, subject)
+		VALUES (?, ?, ?, ?, 'shown', '', ?, ?)`, ms, n.Kind, n.Message, n.ActionPrompt, ms, ReminderIdentifier(id))
+	if err != nil {
+		return Nudge{}, err
+	}
+	nid, err := res.LastInsertId()
+	if err != nil {
+		return Nudge{}, err
+	}
+	return Nudge{ID: nid, Created: ts, Kind: n.Kind, Message: n.Message, ActionPrompt: n.ActionPrompt,
+		Subject: ReminderIdentifier(id), State: NudgeShown, Updated: ts}, nil
+}
+
+// firedTx ends a firing inside tx: res, the reminder's update, must have
+// changed it; it is read back and the world log told text.
+func firedTx(ctx context.Context, tx *sql.Tx, res sql.Result, id, ms int64, text string) (Reminder, error) {
+	if k, err := res.RowsAffected(); err != nil {
+		return Reminder{}, err
+	} else if k != 1 {
+		return Reminder{}, fmt.Errorf("%w: changed while firing", ErrNotDue) // cannot happen under the write lock
+	}
+	out, err := reminderTx(ctx, tx, id)
+	if err != nil {
+		return Reminder{}, err
+	}
+	return out, logReminder(ctx, tx, ms, id, text)
 }
 
 // SnoozeReminder puts the reminder's current firing off until until: a
@@ -720,6 +843,9 @@ func fixedZoneName(offset int) string {
 
 // schedule words a reminder's schedule for the world log.
 func schedule(r Reminder) string {
+	if r.Trigger != nil && r.State == ReminderWaiting {
+		return "waits for " + r.Trigger.String()
+	}
 	if r.Due == nil {
 		if r.Every != Once {
 			return "every " + string(r.Every) + ", no time yet"
@@ -793,10 +919,14 @@ func scanReminder(sc scanner) (Reminder, error) {
 		created, updated              int64
 		due, anchor, firedAt, nudgeID sql.NullInt64
 	)
+	var trig Trigger
 	err := sc.Scan(&r.ID, &created, &r.Task, &due, &anchor, &r.Every, &r.Offset, &r.Zone, &r.State,
-		&firedAt, &r.FireCount, &nudgeID, &updated)
+		&firedAt, &r.FireCount, &nudgeID, &updated, &trig.Kind, &trig.Person, &trig.Subject, &trig.Name)
 	if err != nil {
 		return Reminder{}, err
+	}
+	if trig.Kind != "" {
+		r.Trigger = &trig
 	}
 	r.Created, r.Updated = time.UnixMilli(created), time.UnixMilli(updated)
 	ref := r.Created
@@ -825,4 +955,49 @@ func nullMillis(t *time.Time) sql.NullInt64 {
 		return sql.NullInt64{}
 	}
 	return sql.NullInt64{Int64: t.UnixMilli(), Valid: true}
+}
+
+// String is the trigger for the world log: "thread person=Marcy subject=SNDA".
+func (t Trigger) String() string {
+	s := string(t.Kind)
+	for _, f := range [][2]string{{"person", t.Person}, {"subject", t.Subject}, {"name", t.Name}} {
+		if f[1] != "" {
+			s += " " + f[0] + "=" + strconv.Quote(f[1])
+		}
+	}
+	return s
+}
+
+// WaitingReminders returns the reminders waiting for a moment of kind,
+// oldest first.
+func (s *Store) WaitingReminders(ctx context.Context, kind TriggerKind) ([]Reminder, error) {
+	rs, err := s.queryReminders(ctx, `SELECT `+reminderCols+` FROM reminders
+		WHERE state = 'waiting' AND trigger_kind = ? ORDER BY id`, kind)
+	if err != nil {
+		return nil, fmt.Errorf("waiting reminders: %w", err)
+	}
+	return rs, nil
+}
+
+// FireTriggered records that the moment a waiting reminder waited for has
+// come, all in one transaction as FireReminder does: it checks the
+// reminder is still waiting (ErrNotDue if not, so that it fires once
+// however many watchers see the moment), creates the nudge from n, marks
+// the reminder fired with the firing as its due time, and appends the
+// world log event, which says what was seen (seen: "Outlook — RE: SNDA").
+func (s *Store) FireTriggered(ctx context.Context, id int64, now time.Time, seen string, n Nudge) (Reminder, Nudge, error) {
+	return s.fire(ctx, id, n, func(tx *sql.Tx, r Reminder, ms int64, raise func() (Nudge, error)) (sql.Result, string, error) {
+		if r.State != ReminderWaiting {
+			return nil, "", fmt.Errorf("%w: it is %s", ErrNotDue, r.State)
+		}
+		nudge, err := raise()
+		if err != nil {
+			return nil, "", err
+		}
+		nowMs := now.UnixMilli()
+		res, err := tx.ExecContext(ctx, `UPDATE reminders SET state = 'fired', due = ?, fired_at = ?,
+				fire_count = fire_count + 1, nudge_id = ?, updated = ?
+			WHERE id = ? AND state = 'waiting'`, nowMs, nowMs, nudge.ID, ms, id)
+		return res, fmt.Sprintf("fired as nudge %d (%s, seen: %s): %s", nudge.ID, r.Trigger, seen, n.Message), err
+	})
 }

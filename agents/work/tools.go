@@ -10,6 +10,7 @@ import (
 
 	"github.com/spirit-app/spirit/agents/llm"
 	"github.com/spirit-app/spirit/agents/mail/mailtools"
+	"github.com/spirit-app/spirit/agents/reminders"
 	"github.com/spirit-app/spirit/agents/store"
 )
 
@@ -100,7 +101,7 @@ func (ListReminders) Tool() llm.Tool {
 
 // Run lists the open reminders as JSON.
 func (t ListReminders) Run(ctx context.Context, _ json.RawMessage) (string, error) {
-	rs, err := t.Store.Reminders(ctx, store.ReminderPending, store.ReminderAwaitingTime, store.ReminderFired)
+	rs, err := t.Store.Reminders(ctx, store.ReminderPending, store.ReminderAwaitingTime, store.ReminderWaiting, store.ReminderFired)
 	if err != nil {
 		return "", fmt.Errorf("list failed: %w", err)
 	}
@@ -110,11 +111,16 @@ func (t ListReminders) Run(ctx context.Context, _ json.RawMessage) (string, erro
 		Due   string `json:"due,omitempty"`
 		Every string `json:"every,omitempty"`
 		State string `json:"state"`
+		// When is the moment a reminder tied to one waits for.
+		When string `json:"when,omitempty"`
 	}
 	out := []rv{}
 	clock := mailtools.Clock{Loc: t.Loc}
 	for _, r := range rs {
 		v := rv{ID: r.ID, Text: r.Task, Every: string(r.Every), State: string(r.State)}
+		if r.Trigger != nil && r.State == store.ReminderWaiting {
+			v.When = "next time you " + reminders.Moment(*r.Trigger)
+		}
 		if r.Due != nil {
 			v.Due = clock.Date(*r.Due)
 		}

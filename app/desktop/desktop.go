@@ -66,6 +66,7 @@ type Core interface {
 	Reminders(ctx context.Context) ([]store.Reminder, error)
 	UpdateReminder(ctx context.Context, id int64, u store.ReminderUpdate) (store.Reminder, error)
 	DeleteReminder(ctx context.Context, id int64) error
+	CompleteReminder(ctx context.Context, id int64) (store.Reminder, error)
 
 	// Settings' Mail accounts page.
 	MailAccounts(ctx context.Context) (app.MailAccounts, error)

@@ -162,7 +162,7 @@ func without(cs []widgets.Choice, id string) []widgets.Choice {
 // can be.
 func opensExpanded(kind string) bool {
 	switch kind {
-	case nudge.KindReminder, nudge.KindReminderConfirm, nudge.KindReminderWhen, nudge.KindReminderList:
+	case nudge.KindReminder, nudge.KindReminderConfirm, nudge.KindReminderTrigger, nudge.KindReminderWhen, nudge.KindReminderList:
 		return true
 	}
 	return nudge.Important(kind)

@@ -141,6 +141,7 @@ func TestOpensExpanded(t *testing.T) {
 		{nudge.KindHelp, true},            // a task is stuck
 		{nudge.KindReminder, true},        // a reminder fell due
 		{nudge.KindReminderConfirm, true}, // the lawyer just asked for a reminder
+		{nudge.KindReminderTrigger, true}, // … or one tied to a moment
 		{nudge.KindReminderWhen, true},
 		{nudge.KindReminderList, true},
 		{nudge.KindGlance, false}, // a proposal about the email on screen

@@ -34,23 +34,66 @@ var _ commitmentsCore = (*app.Core)(nil)
 // said without a time, or not offered (quiet hours, the hourly cap).
 const saidTitle = "Said on calls, no reminder yet"
 
-// remindersView lists the open reminders with Edit and Delete, and below
-// them what the lawyer promised on calls, with Done and Remind me….
+// momentsTitle heads the reminders tied to a moment rather than a time:
+// an email, a document or app, a meeting with someone.
+const momentsTitle = "Next time you…"
+
+// remindersView lists the open reminders with Edit and Delete, then those
+// waiting for a moment with Done and Delete, and below them what the
+// lawyer promised on calls, with Done and Remind me….
 type remindersView struct {
 	g       *gui
 	w       fyne.Window
 	rows    *fyne.Container
+	moments *fyne.Container
 	said    *fyne.Container
 	content fyne.CanvasObject
 }
 
 func newRemindersView(g *gui, w fyne.Window) *remindersView {
-	v := &remindersView{g: g, w: w, rows: container.NewVBox(), said: container.NewVBox()}
-	hint := widget.NewLabel("Say “remind me to call Marcy tomorrow at 3”, or use the bubble.")
+	v := &remindersView{g: g, w: w, rows: container.NewVBox(), moments: container.NewVBox(), said: container.NewVBox()}
+	hint := widget.NewLabel("Say “remind me to call Marcy tomorrow at 3” or “… next time I talk to Grant”, or use the bubble.")
 	hint.Importance = widget.LowImportance
+	hint.Wrapping = fyne.TextWrapWord
 	v.content = container.NewBorder(nil, hint, nil, nil,
-		container.NewVScroll(container.NewPadded(container.NewVBox(v.rows, v.said))))
+		container.NewVScroll(container.NewPadded(container.NewVBox(v.rows, v.moments, v.said))))
 	return v
+}
+
+// waitsForMoment reports whether r is listed under momentsTitle.
+func waitsForMoment(r store.Reminder) bool {
+	return r.State == store.ReminderWaiting && r.Trigger != nil
+}
+
+// showMoments lists the reminders waiting for a moment, each in the
+// lawyer's words ("When you next open Marcy Howard's email: ask about the
+// cure period"), with Done and Delete.
+func (v *remindersView) showMoments(rs []store.Reminder) {
+	v.moments.RemoveAll()
+	var waiting []store.Reminder
+	for _, r := range rs {
+		if waitsForMoment(r) {
+			waiting = append(waiting, r)
+		}
+	}
+	if len(waiting) > 0 {
+		v.moments.Add(widget.NewLabelWithStyle(momentsTitle, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+	}
+	for _, r := range waiting {
+		r := r
+		line := widget.NewLabel(reminders.Heading(r))
+		line.Wrapping = fyne.TextWrapWord
+		done := widget.NewButtonWithIcon("Done", theme.ConfirmIcon(), func() {
+			go v.apply(func(ctx context.Context) error {
+				_, err := v.g.core.CompleteReminder(ctx, r.ID)
+				return err
+			})
+		})
+		del := widget.NewButtonWithIcon("", theme.DeleteIcon(), func() { v.remove(r) })
+		v.moments.Add(container.NewBorder(nil, nil, nil, container.NewHBox(done, del), line))
+		v.moments.Add(widget.NewSeparator())
+	}
+	v.moments.Refresh()
 }
 
 // reload reads the reminders and open commitments off the main thread,
@@ -67,6 +110,7 @@ func (v *remindersView) reload() {
 		}
 		v.g.do(func() {
 			v.show(rs, err)
+			v.showMoments(rs)
 			v.showSaid(cs, cerr)
 		})
 	}()
@@ -163,6 +207,9 @@ func (v *remindersView) show(rs []store.Reminder, err error) {
 	now := time.Now()
 	for _, r := range rs {
 		r := r
+		if waitsForMoment(r) {
+			continue // under momentsTitle
+		}
 		task := widget.NewLabelWithStyle(r.Task, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 		task.Truncation = fyne.TextTruncateEllipsis
 		when := widget.NewLabel(reminders.When(r, now))

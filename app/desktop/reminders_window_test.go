@@ -79,6 +79,19 @@ func waitFor(t *testing.T, g *gui, what string, cond func() bool) {
 	}
 }
 
+// openRemindersView opens the Reminders window on g and reads what it
+// lists.
+func openRemindersView(t *testing.T, g *gui) (*remindersView, fyne.Window) {
+	t.Helper()
+	w := g.fa.NewWindow("Spirit · Reminders")
+	t.Cleanup(w.Close)
+	v := newRemindersView(g, w)
+	w.SetContent(v.content)
+	w.Resize(fyne.NewSize(560, 380))
+	v.reload()
+	return v, w
+}
+
 // TestRemindersWindowListsWhatWasSaid: commitments heard in calls without
 // a time are listed with the words they came from; Done settles one,
 // Remind me… makes a reminder of the other, and both leave the list.
@@ -97,13 +110,7 @@ func TestRemindersWindowListsWhatWasSaid(t *testing.T) {
 		}
 	}
 
-	w := a.NewWindow("Spirit · Reminders")
-	defer w.Close()
-	v := newRemindersView(g, w)
-	w.SetContent(v.content)
-	w.Resize(fyne.NewSize(560, 380))
-
-	v.reload()
+	v, w := openRemindersView(t, g)
 	waitFor(t, g, "the open commitments listed", func() bool { return len(saidItems(v)) == 2 })
 	if _, ok := hasLabel(v.said, saidTitle); !ok {
 		t.Errorf("no %q heading", saidTitle)
@@ -184,4 +191,83 @@ func TestSaidWhen(t *testing.T) {
 			}
 		})
 	}
+}
+
+// momentButtons are the Done buttons of the "Next time you…" rows, by
+// the row's words.
+func momentButtons(v *remindersView) map[string]*widget.Button {
+	out := map[string]*widget.Button{}
+	for _, o := range v.moments.Objects {
+		row, ok := o.(*fyne.Container)
+		if !ok {
+			continue
+		}
+		var line string
+		var done *widget.Button
+		for _, part := range row.Objects {
+			switch w := part.(type) {
+			case *widget.Label:
+				line = w.Text
+			case *fyne.Container:
+				for _, b := range w.Objects {
+					if b, ok := b.(*widget.Button); ok && b.Text == "Done" {
+						done = b
+					}
+				}
+			}
+		}
+		if line != "" {
+			out[line] = done
+		}
+	}
+	return out
+}
+
+// TestRemindersWindowListsMoments: reminders tied to a moment are listed
+// under their own heading in the lawyer's words, apart from the timed
+// ones; Done settles one and it leaves the list.
+func TestRemindersWindowListsMoments(t *testing.T) {
+	a := test.NewTempApp(t)
+	sp := startSpirit(t, nil)
+	ctx := t.Context()
+	g := &gui{core: sp.core, fa: a, ctx: ctx, log: slog.New(slog.NewTextHandler(io.Discard, nil)), uiq: make(chan func(), 64)}
+	for _, said := range []string{
+		"remind me to ask about the cure period next time I'm in Marcy Howard's email",
+		"next time I talk to Grant remind me about the estoppel",
+		"remind me to call the bank tomorrow at 10",
+	} {
+		if res, err := sp.core.Heard(ctx, said, time.Now()); err != nil || res.Intent != "remind" {
+			t.Fatalf("Heard(%q) = %+v, %v", said, res, err)
+		}
+	}
+	v, _ := openRemindersView(t, g)
+	waitFor(t, g, "the moments listed", func() bool { return len(momentButtons(v)) == 2 })
+	if _, ok := hasLabel(v.moments, momentsTitle); !ok {
+		t.Errorf("no %q heading: %v", momentsTitle, labels(v.moments))
+	}
+	cure := "When you next open Marcy Howard's email: ask about the cure period"
+	rows := momentButtons(v)
+	if rows[cure] == nil || rows["When you next meet with Grant: the estoppel"] == nil {
+		t.Fatalf("rows %v, want the two moments in the lawyer's words with Done", rows)
+	}
+	if _, ok := hasLabel(v.rows, "call the bank"); !ok {
+		t.Errorf("the timed reminder is not in the list above: %v", labels(v.rows))
+	}
+	if _, ok := hasLabel(v.rows, "ask about the cure period"); ok {
+		t.Error("a reminder waiting for its moment is also listed with the timed ones")
+	}
+	test.Tap(rows[cure])
+	waitFor(t, g, "Done to settle it", func() bool {
+		rs, err := sp.core.Reminders(ctx)
+		if err != nil {
+			return false
+		}
+		for _, r := range rs {
+			if r.Task == "ask about the cure period" {
+				return false
+			}
+		}
+		return true
+	})
+	waitFor(t, g, "the window to drop it", func() bool { _, ok := momentButtons(v)[cure]; return !ok && len(momentButtons(v)) == 1 })
 }

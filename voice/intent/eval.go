@@ -27,6 +27,18 @@ type Expect struct {
 	Due     json.RawMessage `json:"due,omitempty"` // nil: not listed; "null": no time given
 	Every   *string         `json:"every,omitempty"`
 	Minutes *int            `json:"minutes,omitempty"`
+	// When is a reminder's trigger instead of a time: kind "thread" (with
+	// person and/or subject), "app" (with name) or "person" (with person).
+	When *ExpectWhen `json:"when,omitempty"`
+}
+
+// ExpectWhen is a trigger a case wants; fields it does not list are not
+// checked, and words are compared as tasks are.
+type ExpectWhen struct {
+	Kind    TriggerKind `json:"kind"`
+	Person  *string     `json:"person,omitempty"`
+	Subject *string     `json:"subject,omitempty"`
+	Name    *string     `json:"name,omitempty"`
 }
 
 // Check runs Parse on the case and returns what it gave and how it differs
@@ -59,7 +71,31 @@ func (c Case) Check() (got Intent, diffs []string, err error) {
 	if e.Minutes != nil && *e.Minutes != got.Minutes {
 		diffs = append(diffs, fmt.Sprintf("minutes: want %d, got %d", *e.Minutes, got.Minutes))
 	}
+	if e.When != nil {
+		diffs = append(diffs, whenDiffs(*e.When, got.When)...)
+	}
 	return got, diffs, nil
+}
+
+// whenDiffs compares a wanted trigger with the one Parse gave.
+func whenDiffs(want ExpectWhen, got *Trigger) []string {
+	if got == nil {
+		return []string{fmt.Sprintf("when: want %s, got none", want.Kind)}
+	}
+	var diffs []string
+	if want.Kind != got.Kind {
+		diffs = append(diffs, fmt.Sprintf("when.kind: want %s, got %s", want.Kind, got.Kind))
+	}
+	for _, f := range []struct {
+		name string
+		want *string
+		got  string
+	}{{"person", want.Person, got.Person}, {"subject", want.Subject, got.Subject}, {"name", want.Name, got.Name}} {
+		if f.want != nil && normTask(*f.want) != normTask(f.got) {
+			diffs = append(diffs, fmt.Sprintf("when.%s: want %q, got %q", f.name, *f.want, f.got))
+		}
+	}
+	return diffs
 }
 
 // normTask is the README's task comparison: case-insensitive, surrounding

@@ -29,6 +29,11 @@ const familyCases = "testdata/families.jsonl"
 // ids start with the family's name.
 const heldoutCases = "testdata/heldout.jsonl"
 
+// triggerCases are reminders tied to a thread, an app or a person (issue
+// 15 §4), with near misses that must stay timed, untimed or none; the ids
+// start with the trigger's kind, or "near" for the near misses.
+const triggerCases = "testdata/triggers.jsonl"
+
 // ambientCases is shared/cases/ambient.jsonl: speech the lawyer says to
 // other people, which the command grammar must leave alone.
 var ambientCases = filepath.Join("..", "..", "..", "shared", "cases", "ambient.jsonl")
@@ -61,6 +66,40 @@ func TestOwnCases(t *testing.T) { evalFile(t, ownCases) }
 func TestFamilyCases(t *testing.T) { evalFile(t, familyCases) }
 
 func TestHeldoutCases(t *testing.T) { evalFile(t, heldoutCases) }
+
+func TestTriggerCases(t *testing.T) { evalFile(t, triggerCases) }
+
+// proposedPublicCases are the lines issue 15 §4 asks to add to the
+// public intents file, which this repository cannot change; kept green
+// here until they are there, then this file goes.
+const proposedPublicCases = "testdata/proposed_public.jsonl"
+
+func TestProposedPublicCases(t *testing.T) { evalFile(t, proposedPublicCases) }
+
+// TestTriggerCasesCoverEachKind: each kind of trigger has cases of varied
+// wording, and near misses that must not become triggers; every case
+// whose id names a kind expects that kind.
+func TestTriggerCasesCoverEachKind(t *testing.T) {
+	count := map[string]int{}
+	for _, c := range readCases(t, triggerCases) {
+		kind, _, _ := strings.Cut(c.ID, "-")
+		count[kind]++
+		switch {
+		case kind == "near" && c.Expect.When != nil:
+			t.Errorf("%s: a near miss expects a trigger", c.ID)
+		case kind != "near" && (c.Expect.When == nil || string(c.Expect.When.Kind) != kind):
+			t.Errorf("%s: id names %s, expect.when is %+v", c.ID, kind, c.Expect.When)
+		}
+	}
+	for _, kind := range []string{string(OnThread), string(OnApp), string(OnPerson)} {
+		if count[kind] < 8 {
+			t.Errorf("kind %s: %d cases, want at least 8", kind, count[kind])
+		}
+	}
+	if count["near"] < 10 {
+		t.Errorf("%d near misses, want at least 10", count["near"])
+	}
+}
 
 // TestAmbientSpeechIsNoCommand: what the microphone overhears in a call or
 // a meeting stays silent. The only commands among it are the ones the
@@ -149,7 +188,7 @@ func TestOwnCasesAreNew(t *testing.T) {
 	if len(own) < 40 {
 		t.Errorf("%d own cases, want at least 40", len(own))
 	}
-	for _, path := range []string{ownCases, familyCases, heldoutCases} {
+	for _, path := range []string{ownCases, familyCases, heldoutCases, triggerCases} {
 		for _, c := range readCases(t, path) {
 			if where, ok := seen[normTask(c.Text)]; ok {
 				t.Errorf("%s: %s repeats a case of %s: %q", path, c.ID, where, c.Text)
@@ -247,5 +286,27 @@ func TestEvalReport(t *testing.T) {
 	}
 	if !regexp.MustCompile(`(?m)^3 passed, 3 failed\n\z`).MatchString(report) {
 		t.Errorf("report does not end with the summary line:\n%s", report)
+	}
+}
+
+func TestWhenDiffs(t *testing.T) {
+	str := func(s string) *string { return &s }
+	for _, c := range []struct {
+		name string
+		want ExpectWhen
+		got  *Trigger
+		n    int
+	}{
+		{"no trigger", ExpectWhen{Kind: OnApp}, nil, 1},
+		{"same, case and punctuation aside", ExpectWhen{Kind: OnThread, Person: str("marcy howard")}, &Trigger{Kind: OnThread, Person: "Marcy Howard."}, 0},
+		{"unlisted fields unchecked", ExpectWhen{Kind: OnPerson}, &Trigger{Kind: OnPerson, Person: "Grant"}, 0},
+		{"other kind", ExpectWhen{Kind: OnPerson, Person: str("Grant")}, &Trigger{Kind: OnThread, Person: "Grant"}, 1},
+		{"other name and subject", ExpectWhen{Kind: OnThread, Subject: str("SNDA"), Name: str("x")}, &Trigger{Kind: OnThread, Subject: "lease"}, 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := whenDiffs(c.want, c.got); len(got) != c.n {
+				t.Errorf("whenDiffs = %q, want %d differences", got, c.n)
+			}
+		})
 	}
 }

@@ -159,6 +159,10 @@ func sameIntent(a, b Intent, exact bool) bool {
 	if a.Due != nil && !a.Due.Equal(*b.Due) {
 		return false
 	}
+	if (a.When == nil) != (b.When == nil) || a.When != nil && (a.When.Kind != b.When.Kind ||
+		!strings.EqualFold(a.When.Person+"|"+a.When.Subject+"|"+a.When.Name, b.When.Person+"|"+b.When.Subject+"|"+b.When.Name)) {
+		return false
+	}
 	if exact {
 		return a.Task == b.Task
 	}

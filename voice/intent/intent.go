@@ -36,6 +36,10 @@ const (
 
 // Intent is one parsed command.
 type Intent struct {
+	// When is, for a reminder tied to a moment rather than a time ("next
+	// time I'm in Marcy's email"), that moment; Due is then nil.
+	When *Trigger `json:"when,omitempty"`
+
 	Kind    Kind       `json:"intent"`
 	Task    string     `json:"task,omitempty"`    // Remind: what to be reminded of; Task: the request
 	Due     *time.Time `json:"due,omitempty"`     // Remind: when, in now's location; nil when not said
@@ -119,6 +123,16 @@ const maxTimeFirst = 2
 func read(ts []token, now time.Time, outer framing, depth int) (Intent, framing) {
 	ts, f := unwrap(ts)
 	f = outer.join(f)
+	// A trigger said first ("when I open the Brookline NDA, remind me to
+	// check the term") moves after the request like a time does; tried
+	// first, since with Spirit's name the words would otherwise be a
+	// request for work.
+	if n := leadingTrigger(ts); n > 0 && depth < maxTimeFirst {
+		moved := append(append([]token{}, ts[n:]...), ts[:n]...)
+		if t, g := read(moved, now, f, depth+1); t.Kind == Remind && t.When != nil {
+			return t, g
+		}
+	}
 	in := parseFramed(ts, now, f)
 	if in.Kind != None || depth >= maxTimeFirst {
 		return in, f

@@ -67,7 +67,7 @@ var questionWords = []string{"what", "what's", "who", "where", "which", "how", "
 func parseRemind(ts []token, now time.Time, f framing) (Intent, bool) {
 	if n := prefixLen(remindTrigger, ts); n > 0 && !reminderCompounds[word(ts, n)] {
 		after := ts[n:]
-		if oneOf(word(after, 0), questionWords...) {
+		if _, _, trig := triggerClause(after, 0, true); oneOf(word(after, 0), questionWords...) && !trig {
 			return Intent{Kind: Task, Task: readBack(ts)}, true
 		}
 		return remindOf(after, now, true), true
@@ -84,7 +84,7 @@ func parseRemind(ts []token, now time.Time, f framing) (Intent, bool) {
 			continue
 		}
 		after := ts[n:]
-		linked := words(after, 0, "to|that|about|of|re|regarding") || leadingTime(after) > 0
+		linked := words(after, 0, "to|that|about|of|re|regarding") || leadingTime(after) > 0 || openerLen(after, 0) > 0
 		if re == tellMe {
 			t := leadingTime(after)
 			linked = words(after, t, "to")
@@ -93,7 +93,7 @@ func parseRemind(ts []token, now time.Time, f framing) (Intent, bool) {
 			return Intent{}, false
 		}
 		in := remindOf(after, now, false)
-		if in.Kind == Remind && (in.Due != nil || re == rememberFor || f.named) {
+		if in.Kind == Remind && (in.Due != nil || in.When != nil || re == rememberFor || f.named) {
 			return in, true
 		}
 		return Intent{}, false
@@ -106,6 +106,9 @@ func parseRemind(ts []token, now time.Time, f framing) (Intent, bool) {
 // snoozes is set, see remindWithoutTask); other requests then ask nothing.
 // A task that only points at the screen ("about it") is a snooze.
 func remindOf(after []token, now time.Time, snoozes bool) Intent {
+	if in, ok := remindOnTrigger(after, now); ok {
+		return in
+	}
 	w, rest := extractWhen(after)
 	rest = trimConnectors(rest)
 	if dangling(rest) {
@@ -183,4 +186,25 @@ func dangling(ts []token) bool {
 func minutesUntil(now, t time.Time) int {
 	start := now.Add(-time.Duration(now.Second())*time.Second - time.Duration(now.Nanosecond()))
 	return int(t.Sub(start) / time.Minute)
+}
+
+// remindOnTrigger reads a reminder tied to a moment ("next time I talk to
+// Grant"): its task is every other word, times included ("send the
+// invoice by Friday" is what to do, not when). A trigger with a time of
+// its own beside it ("tomorrow when I open Outlook") or with no task is
+// not read as one: the request then stays what the time grammar makes of it.
+func remindOnTrigger(after []token, now time.Time) (Intent, bool) {
+	tr, rest, ok := extractTrigger(after)
+	if !ok {
+		return Intent{}, false
+	}
+	rest = trimConnectors(rest)
+	if w, _ := extractWhen(rest); w.due(now) != nil || w.every != "" {
+		return Intent{}, false
+	}
+	task := readBack(rest)
+	if task == "" || pointsAtNudge(rest) {
+		return Intent{}, false
+	}
+	return Intent{Kind: Remind, Task: task, When: &tr}, true
 }
