@@ -18,33 +18,6 @@ import (
 	"github.com/spirit-app/spirit/screen"
 )
 
-// newHeadlessParts is newTestParts on a machine with no display and no
-// session bus: app switches come from the test, as the watcher would
-// publish them.
-func newHeadlessParts(t *testing.T) (*parts, *store.Store) {
-	t.Helper()
-	dir := t.TempDir()
-	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
-	t.Setenv("XDG_RUNTIME_DIR", dir)
-	t.Setenv("DISPLAY", "")
-	return newTestParts(t, dir)
-}
-
-// run starts every part under the supervisor until the test ends, when it
-// checks that they stopped cleanly.
-func (p *parts) run(t *testing.T) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	stopped := make(chan error, 1)
-	go func() { stopped <- p.sup.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-stopped; err != nil {
-			t.Errorf("supervisor: %v", err)
-		}
-	})
-}
-
 // indexMailbox adds the lawyer's mbox account at path to st's mail index
 // and reads it in.
 func indexMailbox(t *testing.T, st *store.Store, path string, me mail.Address) *index.Index {
@@ -89,9 +62,10 @@ func personICS(luis, grant time.Time) string {
 // hours away fires nothing yet.
 func TestRemindersFireOnTheirMoment(t *testing.T) {
 	ctx := context.Background()
-	p, st := newHeadlessParts(t)
-	c := p.core
 	dir := t.TempDir()
+	deskless(t, dir)
+	p, st := newTestParts(t, dir)
+	c := p.core
 	mboxPath := filepath.Join(dir, "mail.mbox")
 	if err := os.WriteFile(mboxPath, []byte(marcyMail), 0o600); err != nil {
 		t.Fatal(err)
@@ -141,7 +115,7 @@ func TestRemindersFireOnTheirMoment(t *testing.T) {
 		tasks[task] = s.said
 	}
 
-	p.run(t)
+	runParts(t, p)
 
 	// An excluded window never fires (the watcher blanks its title; it is
 	// given one here to show the rule does not rely on that), then the
@@ -229,7 +203,9 @@ func TestRemindersFireOnTheirMoment(t *testing.T) {
 // waiting, and once.
 func TestThreadReminderFiresWhenTheGlanceIsSilent(t *testing.T) {
 	ctx := context.Background()
-	p, st := newHeadlessParts(t)
+	dir := t.TempDir()
+	deskless(t, dir)
+	p, st := newTestParts(t, dir)
 	c := p.core
 	rec := record(c)
 	mboxPath := filepath.Join(t.TempDir(), "mail.mbox")
