@@ -334,8 +334,11 @@ func (rd messageRead) info() ScreenInfo {
 // before it gives up: a mail client redraws a selected message within a
 // few hundred milliseconds, and a pane that changed elsewhere (a new
 // message in the list, an image loading in the body) keeps showing the
-// same header.
-const DefaultRedrawWait = 2 * time.Second
+// same header. Thunderbird's accessibility tree was seen to show no
+// message for over 2 s after a selection on a loaded machine (two cores,
+// other work running), so the wait is generous: it only ever delays a
+// silence, and the next pane change or switch cuts it short.
+const DefaultRedrawWait = 5 * time.Second
 
 // redrawRetry is how often such a pane is read again meanwhile. An
 // unchanged pane costs a screenshot and no OCR (HeaderReader remembers
