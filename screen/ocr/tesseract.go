@@ -14,7 +14,6 @@ package ocr
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"image"
 	"image/draw"
@@ -57,8 +56,6 @@ type Tesseract struct {
 // (whether its language data is installed, New finds out).
 func Available() error { return nil }
 
-// ErrClosed is returned by ReadText and ReadLines after Close.
-var ErrClosed = errors.New("ocr: reader closed")
 
 // New prepares a reader and loads the language data (about 0.2 s), so a
 // missing language fails here and the first glance does not wait.
