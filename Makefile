@@ -24,7 +24,7 @@ export LIBRARY_PATH := $(WHISPER_SRC_DIR)/build/src:$(WHISPER_SRC_DIR)/build/ggm
 # reads this at process start, so it must be in the environment.
 export OMP_WAIT_POLICY ?= passive
 
-.PHONY: all build run test race bench fuzz deps deps-test vet fmt clean whisper
+.PHONY: all build run test race bench fuzz deps deps-test vet fmt clean whisper windows
 
 all: build
 
@@ -41,6 +41,19 @@ whisper:
 build: deps whisper
 	@mkdir -p bin
 	$(GO) build -ldflags '$(LDFLAGS)' -o bin/spirit .
+
+# spirit.exe for 64-bit Windows, cross-built with Debian's mingw-w64:
+# build/windows.sh builds whisper.cpp and PortAudio for it once and caches
+# them under SPIRIT_CACHE/windows-amd64 (about 10 minutes cold on 2 busy
+# cores); Go's build cache keeps the rest. Static, so spirit.exe needs no
+# mingw DLL beside it. no_ocr: this build reads no screen text (see
+# build/README.md). The Wine tests build it with WINDOWS_OUT elsewhere.
+WINDOWS_OUT ?= bin/spirit.exe
+windows: whisper
+	@mkdir -p $(dir $(WINDOWS_OUT))
+	@set -e; eval "$$(build/windows.sh --export)"; \
+	  GOOS=windows GOARCH=amd64 CGO_ENABLED=1 GOFLAGS=-tags=$(TAGS),no_ocr \
+	  $(GO) build -ldflags "$(LDFLAGS) -extldflags '-static $$WINDOWS_EXTLDFLAGS'" -o $(WINDOWS_OUT) .
 
 # Without a display there is no tray or orb: run headless and say so.
 run: build

@@ -8,7 +8,7 @@
 #
 # Usage: build/windows.sh [--export]
 #   Prints on stdout the variables `go build` needs for GOOS=windows (CC,
-#   CXX, C_INCLUDE_PATH, LIBRARY_PATH, PKG_CONFIG); with --export as
+#   CXX, C_INCLUDE_PATH, PKG_CONFIG, and WINDOWS_EXTLDFLAGS for the link); with --export as
 #   `export ...` lines for eval. Progress goes to stderr.
 #
 # Sources: whisper.cpp is the tree build/whisper.sh caches (it is run
@@ -62,7 +62,11 @@ print_env() {
   echo "${export_prefix}CC=$cc"
   echo "${export_prefix}CXX=$cxx"
   echo "${export_prefix}C_INCLUDE_PATH=$wsrc/include:$wsrc/ggml/include"
-  echo "${export_prefix}LIBRARY_PATH=$wdir/build/src:$wdir/build/ggml/src"
+  # A cross gcc ignores LIBRARY_PATH: the library folders go to the
+  # final link by -L (`go build -ldflags -extldflags=...`), not through
+  # CGO_LDFLAGS, which would change the build-cache key of every cgo
+  # package and rebuild SQLite, GLFW and OpenGL (half an hour).
+  echo "${export_prefix}WINDOWS_EXTLDFLAGS='-L$wdir/build/src -L$wdir/build/ggml/src'"
   # PortAudio is static: its Windows libraries (winmm, ole32, …) are in
   # the .pc's Libs.private, which only `pkg-config --static` prints.
   echo "${export_prefix}PKG_CONFIG=$padir/pkg-config"

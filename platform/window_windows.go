@@ -22,6 +22,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
@@ -180,6 +181,10 @@ const (
 	wmQuit                = 0x0012
 )
 
+// hookBackupInterval is how often WatchForeground looks at the foreground
+// window whatever the hook says: one handle and title read a second.
+const hookBackupInterval = time.Second
+
 // ErrWatching means WatchForeground was called while another watch of the
 // same Display runs: the hook tells one watch.
 var ErrWatching = errors.New("the foreground window is already being watched")
@@ -187,8 +192,8 @@ var ErrWatching = errors.New("the foreground window is already being watched")
 // WatchForeground calls changed once at the start and whenever the
 // foreground window or its title changes, until ctx ends. Windows tells
 // it (SetWinEventHook: EVENT_SYSTEM_FOREGROUND, and EVENT_OBJECT_NAMECHANGE
-// of the foreground window for a new tab or document in the same window);
-// nothing is polled.
+// of the foreground window for a new tab or document in the same window),
+// and it looks once a second in case the hook missed one.
 func (d *Display) WatchForeground(ctx context.Context, changed func()) error {
 	events := make(chan struct{}, 1)
 	if !d.os.watching.CompareAndSwap(nil, &events) {
@@ -205,10 +210,15 @@ func (d *Display) WatchForeground(ctx context.Context, changed func()) error {
 		return <-done
 	}
 
+	// The hook is backed by a slow look: under Wine 8 it was seen to tell
+	// of the first foreground change only (Windows itself is untested).
+	tick := time.NewTicker(hookBackupInterval)
+	defer tick.Stop()
 	lastID, lastTitle := d.peek()
 	changed()
 	for {
 		select {
+		case <-tick.C:
 		case <-ctx.Done():
 			// WM_QUIT ends GetMessage; the thread unhooks and returns.
 			if ok, _, err := d.os.postThreadMessage.Call(uintptr(tid), wmQuit, 0, 0); ok == 0 {
