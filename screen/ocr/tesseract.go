@@ -56,7 +56,6 @@ type Tesseract struct {
 // (whether its language data is installed, New finds out).
 func Available() error { return nil }
 
-
 // New prepares a reader and loads the language data (about 0.2 s), so a
 // missing language fails here and the first glance does not wait.
 //
