@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"image"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -313,6 +314,35 @@ func TestWindowsUnderWine(t *testing.T) {
 			last = e.ID
 		}
 	})
+}
+
+// TestWindowsOrbUnderWine: spirit.exe with its window (Fyne on Wine's
+// OpenGL) shows the orb, found by its title, and serves /health beside it.
+// Wine's windows are placed by the X window manager, so where the orb sits
+// is not what Windows would do and is not checked.
+func TestWindowsOrbUnderWine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds spirit.exe and runs Wine")
+	}
+	exe := buildWindows(t, t.Context())
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
+	defer cancel()
+	d := xtest.StartDisplay(t, 1280, 800)
+	w := startWine(t, ctx, d)
+	dir := t.TempDir()
+	xtest.Run(t, ctx, w.bin, []string{exe, "--data-dir", winPath(dir)}, w.env)
+	orb, err := d.WaitWindow(ctx, "Spirit", func(i xtest.WindowInfo) bool { return i.Viewable })
+	if err != nil {
+		t.Fatalf("no orb window titled Spirit: %v", err)
+	}
+	if r := orb.Rect; r.Dx() < 16 || r.Dy() < 16 || !r.In(image.Rect(0, 0, 1280, 800)) {
+		t.Errorf("orb frame %v: want a visible window on the 1280×800 screen", r)
+	}
+	if _, h, err := waitAPI(ctx, dir); err != nil {
+		t.Errorf("the API beside the orb never answered: %v", err)
+	} else if h.Version != wineVersionTag {
+		t.Errorf("/health version = %q, want %q", h.Version, wineVersionTag)
+	}
 }
 
 // TestBenchWine prints `BENCH win_startup_ms` (from starting `wine
