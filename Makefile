@@ -24,7 +24,7 @@ export LIBRARY_PATH := $(WHISPER_SRC_DIR)/build/src:$(WHISPER_SRC_DIR)/build/ggm
 # reads this at process start, so it must be in the environment.
 export OMP_WAIT_POLICY ?= passive
 
-.PHONY: all build run test race bench fuzz deps deps-test vet fmt clean whisper
+.PHONY: all build run test race bench fuzz deps deps-test vet fmt clean whisper windows
 
 all: build
 
@@ -41,6 +41,19 @@ whisper:
 build: deps whisper
 	@mkdir -p bin
 	$(GO) build -ldflags '$(LDFLAGS)' -o bin/spirit .
+
+# spirit.exe for 64-bit Windows, cross-built with Debian's mingw-w64:
+# build/windows.sh builds whisper.cpp and PortAudio for it once and caches
+# them under SPIRIT_CACHE/windows-amd64 (about 10 minutes cold on 2 busy
+# cores); Go's build cache keeps the rest. Static, so spirit.exe needs no
+# mingw DLL beside it. no_ocr: this build reads no screen text (see
+# build/README.md). The Wine tests build it with WINDOWS_OUT elsewhere.
+WINDOWS_OUT ?= bin/spirit.exe
+windows: whisper
+	@mkdir -p $(dir $(WINDOWS_OUT))
+	@set -e; eval "$$(build/windows.sh --export)"; \
+	  GOOS=windows GOARCH=amd64 CGO_ENABLED=1 GOFLAGS=-tags=$(TAGS),no_ocr \
+	  $(GO) build -ldflags "$(LDFLAGS) -extldflags '-static $$WINDOWS_EXTLDFLAGS'" -o $(WINDOWS_OUT) .
 
 # Without a display there is no tray or orb: run headless and say so.
 run: build
@@ -88,7 +101,10 @@ RACE_SHORT_PKGS := ./app/desktop
 
 # Tests start their own Xvfb, openbox and session bus; SPIRIT_REQUIRE_DESKTOP
 # makes a missing tool a failure instead of a skip.
-test: deps-test whisper vet
+# windows first: the Wine tests relink spirit.exe in seconds once Go's
+# cache holds the cross-built packages, but a cold cross-build (tens of
+# minutes on two cores) must not run inside go test's timeout.
+test: deps-test whisper windows vet
 	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -vxF -f <($(GO) list $(RACE_PKGS)))
 	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -race -count=1 -timeout 20m $(RACE_PKGS)
 	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -race -short -count=1 -timeout 20m $(RACE_SHORT_PKGS)
@@ -106,7 +122,7 @@ fuzz: deps-test whisper
 
 # Figures print as `BENCH name value unit` and are kept in bin/bench.txt. One
 # package at a time (-p 1): idle-CPU figures must not share the two cores.
-bench: deps-test whisper
+bench: deps-test whisper windows
 	@mkdir -p bin
 	@set -o pipefail; SPIRIT_BENCH=1 SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -p 1 -count=1 -timeout 20m -run '^TestBench' -v ./... \
 	  | tee bin/bench.log | grep --line-buffered '^BENCH ' | tee bin/bench.txt

@@ -26,6 +26,7 @@ import (
 	"github.com/spirit-app/spirit/app/settings"
 	"github.com/spirit-app/spirit/app/supervisor"
 	"github.com/spirit-app/spirit/screen"
+	"github.com/spirit-app/spirit/screen/ocr"
 	"github.com/spirit-app/spirit/voice/commit"
 	"github.com/spirit-app/spirit/voice/intent"
 	"github.com/spirit-app/spirit/voice/listen"
@@ -282,6 +283,7 @@ func (c *Core) Health(ctx context.Context) api.Health {
 	} else {
 		h.Subsystems["model_provider"] = api.Subsystem{State: "none", Detail: "on-device rules only"}
 	}
+	h.Subsystems["screen_text"] = screenTextHealth(ocr.Available())
 	h.Subsystems["mail"] = c.mail.health(ctx, h.Counters)
 	h.Subsystems["calendars"] = c.calendarHealth(ctx, h.Counters)
 	h.Agent = c.digestStats()
@@ -304,6 +306,15 @@ func (c *Core) Health(ctx context.Context) api.Health {
 			Detail: fmt.Sprintf("%s (restarted %d times)", s.LastError, s.Restarts)}
 	}
 	return h
+}
+
+// screenTextHealth is /health's "screen_text": whether this build reads
+// text off the screen at all (ocr.Available's answer).
+func screenTextHealth(avail error) api.Subsystem {
+	if avail != nil {
+		return api.Subsystem{State: "unavailable", Detail: avail.Error()}
+	}
+	return api.Subsystem{State: "available", Detail: "read with Tesseract when a glance needs it"}
 }
 
 func (c *Core) listeningState(st Status) api.Subsystem {

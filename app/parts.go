@@ -163,17 +163,11 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 	appMoments := bus.Subscribe(events.AppSwitched, switchBuffer)
 	utterances := bus.Subscribe(events.UtteranceHeard, utteranceBuffer)
 	gl, err := glance.NewService(glance.ServiceOptions{
-		Store:    st,
-		Index:    ix,
-		Switches: switches.C(),
-		Capture:  watch,
-		OpenReader: func() (glance.TextReader, error) {
-			t, err := ocr.New(ocr.Config{})
-			if err != nil {
-				return nil, err
-			}
-			return t, nil
-		},
+		Store:      st,
+		Index:      ix,
+		Switches:   switches.C(),
+		Capture:    watch,
+		OpenReader: openOCR(),
 		// The accessibility tree gives a mail window's open message
 		// exactly; the service connects on first need and disconnects
 		// when it stops. Where there is none (no bus, accessibility off,
@@ -211,6 +205,23 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 		return c.runCommands(ctx, utterances.C())
 	}))
 	return &parts{bus: bus, core: c, glance: gl, sup: sup, subs: []*events.Subscription{switches, appMoments, utterances, dg.sub}}, nil
+}
+
+// openOCR loads Tesseract for the glance on first need; nil where this
+// build reads no screen text (screen/ocr's no_ocr tag: the Windows
+// cross-build), so the glance goes without it instead of failing at every
+// switch. /health and `spirit doctor` say so.
+func openOCR() func() (glance.TextReader, error) {
+	if ocr.Available() != nil {
+		return nil
+	}
+	return func() (glance.TextReader, error) {
+		t, err := ocr.New(ocr.Config{})
+		if err != nil {
+			return nil, err
+		}
+		return t, nil
+	}
 }
 
 // openPaneHeaders connects to the OS's accessibility tree for the glance.

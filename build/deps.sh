@@ -19,6 +19,8 @@ run_pkgs=(dbus dbus-x11 libgl1-mesa-dri libportaudio2 tesseract-ocr-eng)
 # desktop-file-validate for the autostart entry Spirit writes.
 test_pkgs=(xvfb openbox xdotool x11-utils jackd2 espeak-ng sox gnome-keyring
   thunderbird chromium at-spi2-core radicale desktop-file-utils)
+# The Windows build: cross-compiled with mingw-w64 and run under Wine (wine_test.go).
+test_pkgs+=(gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64 wine curl)
 
 pkgs=("${build_pkgs[@]}" "${run_pkgs[@]}")
 if [ "$want" = test ] || [ "$want" = bench ]; then

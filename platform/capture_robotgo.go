@@ -13,23 +13,18 @@ package platform
 // snapshot to catch a switch in between.
 //
 // Neither system gets the X11 extras: VisibleWindows is unsupported (no
-// redaction of excluded windows that are visible but not in front), and
-// WatchForeground polls, as robotgo has no change notification.
+// redaction of excluded windows that are visible but not in front).
+// WatchForeground is per system: macOS polls (window_darwin.go), Windows
+// is told by a WinEvent hook (window_windows.go).
 
 import (
 	"context"
 	"fmt"
 	"image"
 	"sync"
-	"time"
 
 	"github.com/go-vgo/robotgo"
 )
-
-// pollInterval is how often WatchForeground looks at the foreground window
-// where no event tells it. Reading handle and title costs well under a
-// millisecond, so 4 Hz is cheap and below the watcher's debounce.
-const pollInterval = 250 * time.Millisecond
 
 // Display is the window system as Spirit's sight needs it: which window is
 // in front, when that changes, which monitors exist and what they show.
@@ -54,27 +49,6 @@ func (d *Display) Close() error { return nil }
 // VisibleWindows is not available through robotgo.
 func (d *Display) VisibleWindows(context.Context) ([]Window, error) {
 	return nil, ErrUnsupported
-}
-
-// WatchForeground polls the foreground window's handle and title and calls
-// changed when either differs, and once at the start, until ctx ends.
-func (d *Display) WatchForeground(ctx context.Context, changed func()) error {
-	t := time.NewTicker(pollInterval)
-	defer t.Stop()
-	lastID, lastTitle := d.peek()
-	changed()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-		id, title := d.peek()
-		if id != lastID || title != lastTitle {
-			lastID, lastTitle = id, title
-			changed()
-		}
-	}
 }
 
 // Monitors returns the displays' bounds.

@@ -21,7 +21,9 @@ type Window struct {
 	// _NET_WM_PID), 0 if unknown.
 	PID int
 	// Class and Instance are the two halves of X11's WM_CLASS, e.g.
-	// "Google-chrome" and "google-chrome"; empty elsewhere.
+	// "Google-chrome" and "google-chrome". On Windows Class is the window
+	// class ("rctrl_renwnd32" for Outlook) and Instance is empty; on
+	// macOS both are.
 	Class, Instance string
 	// Name is the application's display name where the OS keeps one
 	// (Windows: the executable's FileDescription, "Microsoft Outlook");

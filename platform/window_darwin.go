@@ -8,6 +8,7 @@ package platform
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/go-vgo/robotgo"
 )
@@ -66,4 +67,31 @@ func (d *Display) peek() (uint64, string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return uint64(robotgo.GetHandle()), robotgo.GetTitle()
+}
+
+// pollInterval is how often WatchForeground looks at the foreground window
+// (robotgo has no change notification). Reading handle and title costs
+// well under a millisecond, so 4 Hz is cheap and below the watcher's
+// debounce.
+const pollInterval = 250 * time.Millisecond
+
+// WatchForeground polls the foreground window's handle and title and calls
+// changed when either differs, and once at the start, until ctx ends.
+func (d *Display) WatchForeground(ctx context.Context, changed func()) error {
+	t := time.NewTicker(pollInterval)
+	defer t.Stop()
+	lastID, lastTitle := d.peek()
+	changed()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+		id, title := d.peek()
+		if id != lastID || title != lastTitle {
+			lastID, lastTitle = id, title
+			changed()
+		}
+	}
 }

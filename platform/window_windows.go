@@ -1,27 +1,45 @@
 package platform
 
-// UNTESTED HERE: see capture_robotgo.go. The foreground window is read
-// through user32 directly, by handle: title, PID and frame of one HWND are
-// then one window's by construction, unlike robotgo's GetTitle/GetPid,
-// which each look up the foreground window again. robotgo supplies the
-// monitors and the pixels (capture_robotgo.go).
+// The foreground window is read through user32 directly, by handle: title,
+// class, PID and frame of one HWND are then one window's by construction,
+// unlike robotgo's GetTitle/GetPid, which each look up the foreground
+// window again. robotgo supplies the monitors and the pixels
+// (capture_robotgo.go). A change of foreground window or of its title is
+// told by a WinEvent hook, not polled. Tested under Wine (wine_test.go in
+// the main package); Windows itself may differ (see build/README.md).
 //
 // Coordinates assume a per-monitor DPI-aware process; an unaware one sees
 // GetWindowRect and the capture scaled differently on high-DPI monitors.
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/windows"
 )
 
 type osDisplay struct {
-	getWindowTextLength, getWindowText, getWindowRect *windows.LazyProc
+	getWindowTextLength, getWindowText, getWindowRect, getClassName *windows.LazyProc
+	setWinEventHook, unhookWinEvent, getMessage, postThreadMessage  *windows.LazyProc
+
+	// hook is the WinEvent callback. Go never frees a callback and allows
+	// a limited number per process, so each Display makes one, on its
+	// first watch, and every watch shares it.
+	hookOnce sync.Once
+	hook     uintptr
+	// watching is where the hook tells of a change: the running watch's
+	// channel, nil when none runs.
+	watching atomic.Pointer[chan struct{}]
 }
 
 func (o *osDisplay) init() error {
@@ -29,7 +47,13 @@ func (o *osDisplay) init() error {
 	o.getWindowTextLength = user32.NewProc("GetWindowTextLengthW")
 	o.getWindowText = user32.NewProc("GetWindowTextW")
 	o.getWindowRect = user32.NewProc("GetWindowRect")
-	for _, p := range []*windows.LazyProc{o.getWindowTextLength, o.getWindowText, o.getWindowRect} {
+	o.getClassName = user32.NewProc("GetClassNameW")
+	o.setWinEventHook = user32.NewProc("SetWinEventHook")
+	o.unhookWinEvent = user32.NewProc("UnhookWinEvent")
+	o.getMessage = user32.NewProc("GetMessageW")
+	o.postThreadMessage = user32.NewProc("PostThreadMessageW")
+	for _, p := range []*windows.LazyProc{o.getWindowTextLength, o.getWindowText, o.getWindowRect,
+		o.getClassName, o.setWinEventHook, o.unhookWinEvent, o.getMessage, o.postThreadMessage} {
 		if err := p.Find(); err != nil {
 			return fmt.Errorf("user32: %w", err)
 		}
@@ -53,14 +77,18 @@ func (d *Display) Foreground(ctx context.Context) (Window, error) {
 			continue // the window closed
 		}
 		title := d.os.text(hwnd)
+		class := d.os.class(hwnd)
 		frame := d.os.rect(hwnd)
 		if windows.GetForegroundWindow() != hwnd {
 			continue
 		}
-		w := Window{ID: uint64(hwnd), Title: title, PID: int(pid), Frame: frame}
+		w := Window{ID: uint64(hwnd), Title: title, Class: class, PID: int(pid), Frame: frame}
 		if path := processImage(pid); path != "" {
 			w.Process = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-			w.Name = fileDescription(path)
+			// Without a FileDescription the program's name is the
+			// executable's, never the window class
+			// ("rctrl_renwnd32"), which App would fall back to.
+			w.Name = cmp.Or(fileDescription(path), w.Process)
 		}
 		return w, nil
 	}
@@ -84,6 +112,14 @@ func (o *osDisplay) text(hwnd windows.HWND) string {
 	buf := make([]uint16, n+1)
 	got, _, _ := o.getWindowText.Call(uintptr(hwnd), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
 	return windows.UTF16ToString(buf[:got])
+}
+
+// class is the window's class name ("Notepad", "rctrl_renwnd32" for
+// Outlook), which the exclusion rules can match.
+func (o *osDisplay) class(hwnd windows.HWND) string {
+	buf := make([]uint16, 256) // a class name has at most 256 characters
+	n, _, _ := o.getClassName.Call(uintptr(hwnd), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+	return windows.UTF16ToString(buf[:n])
 }
 
 func (o *osDisplay) rect(hwnd windows.HWND) (r image.Rectangle) {
@@ -134,4 +170,121 @@ func fileDescription(path string) string {
 		return ""
 	}
 	return strings.TrimSpace(windows.UTF16PtrToString((*uint16)(desc)))
+}
+
+// WinEvent constants (winuser.h).
+const (
+	eventSystemForeground = 0x0003
+	eventObjectNameChange = 0x800C
+	wineventOutOfContext  = 0x0000
+	objidWindow           = 0
+	wmQuit                = 0x0012
+)
+
+// hookBackupInterval is how often WatchForeground looks at the foreground
+// window whatever the hook says: one handle and title read a second.
+const hookBackupInterval = time.Second
+
+// ErrWatching means WatchForeground was called while another watch of the
+// same Display runs: the hook tells one watch.
+var ErrWatching = errors.New("the foreground window is already being watched")
+
+// WatchForeground calls changed once at the start and whenever the
+// foreground window or its title changes, until ctx ends. Windows tells
+// it (SetWinEventHook: EVENT_SYSTEM_FOREGROUND, and EVENT_OBJECT_NAMECHANGE
+// of the foreground window for a new tab or document in the same window),
+// and it looks once a second in case the hook missed one.
+func (d *Display) WatchForeground(ctx context.Context, changed func()) error {
+	events := make(chan struct{}, 1)
+	if !d.os.watching.CompareAndSwap(nil, &events) {
+		return ErrWatching
+	}
+	defer d.os.watching.Store(nil)
+	d.os.hookOnce.Do(func() { d.os.hook = windows.NewCallback(d.os.winEvent) })
+
+	started := make(chan uint32, 1) // the hook thread's id, 0 if it failed
+	done := make(chan error, 1)
+	go func() { done <- d.os.hookLoop(started) }()
+	tid := <-started
+	if tid == 0 {
+		return <-done
+	}
+
+	// The hook is backed by a slow look: under Wine 8 it was seen to tell
+	// of the first foreground change only (Windows itself is untested).
+	tick := time.NewTicker(hookBackupInterval)
+	defer tick.Stop()
+	lastID, lastTitle := d.peek()
+	changed()
+	for {
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			// WM_QUIT ends GetMessage; the thread unhooks and returns.
+			if ok, _, err := d.os.postThreadMessage.Call(uintptr(tid), wmQuit, 0, 0); ok == 0 {
+				return fmt.Errorf("stop watching the foreground window: %w", err)
+			}
+			<-done
+			return nil
+		case err := <-done:
+			return fmt.Errorf("foreground window hook: %w", err)
+		case <-events:
+		}
+		id, title := d.peek()
+		if id != lastID || title != lastTitle {
+			lastID, lastTitle = id, title
+			changed()
+		}
+	}
+}
+
+// hookLoop installs the hooks on a thread of its own and pumps its message
+// queue, where Windows delivers out-of-context WinEvents, until WM_QUIT.
+// It sends the thread's id on started once the hooks are in, or 0.
+func (o *osDisplay) hookLoop(started chan<- uint32) error {
+	// The hooks and the queue they are delivered to belong to this thread.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var hooks []uintptr
+	defer func() {
+		for _, h := range hooks {
+			o.unhookWinEvent.Call(h)
+		}
+	}()
+	for _, ev := range []uintptr{eventSystemForeground, eventObjectNameChange} {
+		h, _, err := o.setWinEventHook.Call(ev, ev, 0, o.hook, 0, 0, wineventOutOfContext)
+		if h == 0 {
+			started <- 0
+			return fmt.Errorf("SetWinEventHook(%#x): %w", ev, err)
+		}
+		hooks = append(hooks, h)
+	}
+	started <- windows.GetCurrentThreadId()
+	var msg [48]byte // MSG: its fields are not needed, only the pumping
+	for {
+		r, _, err := o.getMessage.Call(uintptr(unsafe.Pointer(&msg[0])), 0, 0, 0)
+		switch int32(r) {
+		case 0: // WM_QUIT
+			return nil
+		case -1:
+			return fmt.Errorf("GetMessage: %w", err)
+		}
+	}
+}
+
+// winEvent is the WinEvent callback (WINEVENTPROC). It runs on the hook
+// thread for every foreground change and for every title change of any
+// window; only the foreground window's own title matters.
+func (o *osDisplay) winEvent(hook, event, hwnd, idObject, idChild, thread, ms uintptr) uintptr {
+	if event == eventObjectNameChange &&
+		(int32(idObject) != objidWindow || windows.HWND(hwnd) != windows.GetForegroundWindow()) {
+		return 0
+	}
+	if ch := o.watching.Load(); ch != nil {
+		select {
+		case *ch <- struct{}{}:
+		default: // a change is already waiting to be read
+		}
+	}
+	return 0
 }

@@ -25,6 +25,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -187,8 +188,14 @@ func openAbs(ctx context.Context, path string, opt options) (*Store, error) {
 		return nil, err
 	}
 	// SQLite creates -wal and -shm with the database's mode; chmod anyway
-	// in case they were left behind by something less careful.
+	// in case they were left behind by something less careful. Not on
+	// Windows: there a mode only sets the read-only attribute (the folder's
+	// ACL keeps the files the user's), and changing it on a file SQLite
+	// holds open fails with a sharing violation.
 	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if runtime.GOOS == "windows" {
+			break
+		}
 		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			s.w.Close()
 			return nil, err

@@ -1,14 +1,19 @@
+//go:build !no_ocr
+
 // Package ocr reads text off screen captures with Tesseract, through
 // github.com/otiai10/gosseract/v2. It needs the Tesseract and Leptonica C
 // libraries and language data at build and run time (Debian:
 // libtesseract-dev libleptonica-dev tesseract-ocr-eng); it is a package of
 // its own so that screen and its users build without them.
+//
+// Built with the tag no_ocr (the Windows cross-build: see build/README.md)
+// it holds no reader: New and Available say that screen text is not
+// available on this system.
 package ocr
 
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"image"
 	"image/draw"
@@ -47,8 +52,9 @@ type Tesseract struct {
 	client *gosseract.Client // nil once closed
 }
 
-// ErrClosed is returned by ReadText and ReadLines after Close.
-var ErrClosed = errors.New("ocr: reader closed")
+// Available reports nil: this build reads screen text with Tesseract
+// (whether its language data is installed, New finds out).
+func Available() error { return nil }
 
 // New prepares a reader and loads the language data (about 0.2 s), so a
 // missing language fails here and the first glance does not wait.
