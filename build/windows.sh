@@ -23,12 +23,11 @@ readonly pa_version=19.6.0
 # The Debian archive this machine's apt already uses (deb822 .sources or a
 # one-line sources.list entry), not the security archive.
 apt_mirror() {
-  { grep -hsE '^URIs:' /etc/apt/sources.list.d/*.sources | awk '{print $2}'
+  { grep -hsE '^URIs:' /etc/apt/sources.list.d/*.sources | awk '{print $2}' || true
     grep -hsE '^deb[[:space:]]' /etc/apt/sources.list /etc/apt/sources.list.d/*.list |
-      awk '{for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) {print $i; break}}'
-  } | grep -v -- '-security' | head -n1 | sed 's:/*$::'
+      awk '{for (i = 2; i <= NF; i++) if ($i ~ /^https?:/) {print $i; break}}' || true
+  } | { grep -v -- '-security' || true; } | head -n1 | sed 's:/*$::'
 }
-pa_url="$(apt_mirror)/pool/main/p/portaudio19/portaudio19_${pa_version}.orig.tar.gz"
 readonly pa_sha256=f5a21d7dcd6ee84397446fa1fa1a0675bb2e8a4a6dceb4305a8404698d8d1513
 readonly host=x86_64-w64-mingw32
 readonly cc=$host-gcc-posix cxx=$host-g++-posix
@@ -160,6 +159,10 @@ build_portaudio() {
   mkdir -p "$padir"
   local tgz="$padir/portaudio19_$pa_version.orig.tar.gz"
   if [ ! -f "$tgz" ] || [ "$(sha256sum "$tgz" | cut -d' ' -f1)" != "$pa_sha256" ]; then
+    local mirror pa_url
+    mirror="$(apt_mirror)"
+    [ -n "$mirror" ] || die "no Debian archive in apt's sources to fetch PortAudio's source from"
+    pa_url="$mirror/pool/main/p/portaudio19/portaudio19_${pa_version}.orig.tar.gz"
     log "fetching PortAudio $pa_version source from Debian"
     curl -fsS -o "$tgz.part" "$pa_url" || die "cannot download $pa_url"
     mv "$tgz.part" "$tgz"
