@@ -249,9 +249,15 @@ func TestActivityCancelOfAnEndedAgentSaysSo(t *testing.T) {
 	v.reload()
 	<-applied
 	v.filter.Select(1)
-	<-applied
-	if v.cancelBtn.Disabled() {
-		t.Fatal("Cancel disabled")
+	// A refresh started before the selection (the agent's seeding is
+	// an event too) can be the next one applied: wait for the one that
+	// shows the agent.
+	for shown := time.After(10 * time.Second); v.cancelBtn.Disabled(); {
+		select {
+		case <-applied:
+		case <-shown:
+			t.Fatal("Cancel disabled")
+		}
 	}
 	// Cancelled elsewhere (the command line) while the window shows it.
 	if _, err := c.CancelAgent(t.Context(), tk.Session); err != nil {
