@@ -325,7 +325,11 @@ func (h *TrayHost) itemsChangedLocked() {
 	for i, it := range h.items {
 		services[i] = it.service()
 	}
-	if h.props != nil {
+	// A NameOwnerChanged still queued when Close ran (the item's owner
+	// left as the test ended) finds the connection closed: SetMust
+	// would panic on it. Close sets closed under h.mu before closing the
+	// connection, so holding h.mu here makes the check sound.
+	if h.props != nil && !h.closed {
 		h.props.SetMust(watcherName, "RegisteredStatusNotifierItems", services)
 	}
 	close(h.changed)
