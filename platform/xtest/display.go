@@ -116,13 +116,9 @@ func startDisplay(t testing.TB, width, height int, cfg displayConfig) (*Display,
 	ctx, cancel := startContext(t)
 	defer cancel()
 
-	name, xvfb, err := startXvfb(ctx, t, width, height)
+	name, xvfb, conn, err := startConnected(ctx, t, width, height)
 	if err != nil {
 		return nil, err
-	}
-	conn, err := xgb.NewConnDisplay(name)
-	if err != nil {
-		return nil, fmt.Errorf("connect to X server %s: %w", name, err)
 	}
 	// Nothing selects events, but X errors of unchecked requests land in
 	// the event queue; drain it so xgb's reader can never block on it.
@@ -181,6 +177,34 @@ const (
 	firstDisplay = 10
 	lastDisplay  = 98
 )
+
+// startConnected starts Xvfb and connects to it. An Xvfb that said it
+// was ready and then was gone before the connection (seen once in CI, with
+// several test binaries starting displays at once: it exited 0 and its
+// socket was gone) is given up for another display number, twice at most;
+// its number stays locked until the test ends, so the next try takes
+// another one.
+func startConnected(ctx context.Context, t testing.TB, width, height int) (string, *Proc, *xgb.Conn, error) {
+	for attempt := 1; ; attempt++ {
+		name, xvfb, err := startXvfb(ctx, t, width, height)
+		if err != nil {
+			return "", nil, nil, err
+		}
+		conn, err := xgb.NewConnDisplay(name)
+		if err == nil {
+			return name, xvfb, conn, nil
+		}
+		select {
+		case <-xvfb.Done():
+			if attempt < 3 {
+				t.Logf("xtest: Xvfb %s exited before the first connection (%s); trying another display", name, xvfb.status())
+				continue
+			}
+		default:
+		}
+		return "", nil, nil, fmt.Errorf("connect to X server %s: %w", name, err)
+	}
+}
 
 // errDisplayTaken means another X server already listens on a display.
 var errDisplayTaken = errors.New("display taken")
