@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
+	"strings"
 	"time"
 
 	"github.com/spirit-app/spirit/agents/store"
@@ -46,6 +48,9 @@ var ErrAlreadyRunning = errors.New("Spirit is already running; it was asked to s
 
 // shutdownGrace bounds a graceful exit: the issue promises 2 s.
 const shutdownGrace = api.ShutdownGrace
+
+// partsStopGrace bounds how long Quit waits for the parts to stop.
+const partsStopGrace = 5 * time.Second
 
 // Run starts Spirit and blocks until Quit, or until ctx ends (SIGINT,
 // SIGTERM), then shuts down in order: UI, then the parts in the reverse of
@@ -105,8 +110,25 @@ func Run(ctx context.Context, cfg Config) error {
 		log.Error("user interface", "err", err)
 	}
 	stop()
-	if err := <-supervised; err != nil {
-		log.Error("stopping Spirit's parts", "err", err)
+	select {
+	case err := <-supervised:
+		if err != nil {
+			log.Error("stopping Spirit's parts", "err", err)
+		}
+	case <-time.After(partsStopGrace):
+		// A part that ignores its context must not keep Spirit from
+		// quitting: the lawyer asked to quit, and every write is a
+		// transaction of its own, so nothing half-done is kept. Say
+		// which part, with every goroutine, so it can be found.
+		var stuck []string
+		for _, st := range p.sup.States() {
+			if st.State != supervisor.StateStopped && st.State != supervisor.StateDone {
+				stuck = append(stuck, st.Name+" ("+st.State+")")
+			}
+		}
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		log.Error("parts did not stop in time; quitting without them", "waited", partsStopGrace, "parts", strings.Join(stuck, ", "), "goroutines", string(buf))
 	}
 
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
