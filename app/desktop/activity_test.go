@@ -242,8 +242,11 @@ func TestActivityCancelOfAnEndedAgentSaysSo(t *testing.T) {
 	tk := tasktest.Seed(t, st, "Draft a reply to Marcy")
 
 	v := newActivityView(g)
-	applied := make(chan struct{}, 16)
-	v.applied = func() { applied <- struct{}{} }
+	// Each refresh says, from the goroutine that applied it, whether
+	// Cancel was left disabled: the test never reads widgets while
+	// another refresh may be writing them.
+	applied := make(chan bool, 16)
+	v.applied = func() { applied <- v.cancelBtn.Disabled() }
 	w := test.NewWindow(v.content)
 	defer w.Close()
 	v.reload()
@@ -252,9 +255,9 @@ func TestActivityCancelOfAnEndedAgentSaysSo(t *testing.T) {
 	// A refresh started before the selection (the agent's seeding is
 	// an event too) can be the next one applied: wait for the one that
 	// shows the agent.
-	for shown := time.After(10 * time.Second); v.cancelBtn.Disabled(); {
+	for disabled, shown := true, time.After(10*time.Second); disabled; {
 		select {
-		case <-applied:
+		case disabled = <-applied:
 		case <-shown:
 			t.Fatal("Cancel disabled")
 		}
