@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -15,21 +16,34 @@ const (
 	CalendarFile   = "file"   // an .ics file on disk
 	CalendarURL    = "url"    // a subscription (webcal:// read as https://)
 	CalendarCalDAV = "caldav" // a CalDAV calendar collection
+	// Cloud calendars, read with the sign-in of a mail account.
+	CalendarMicrosoft = "microsoft" // a Microsoft 365 / Outlook calendar (Graph)
+	CalendarGoogle    = "google"    // a Google calendar
 )
+
+// CloudCalendar reports whether kind is read with a mail account's
+// sign-in.
+func CloudCalendar(kind string) bool { return kind == CalendarMicrosoft || kind == CalendarGoogle }
 
 // Calendar is a calendar source the lawyer added.
 type Calendar struct {
 	ID   int64
 	Kind string
-	// Source is a file's absolute path, a subscription's URL or a CalDAV
-	// collection's URL.
+	// Source is a file's absolute path, a subscription's URL, a CalDAV
+	// collection's URL, or a cloud calendar's id at its service.
 	Source   string
 	Name     string
 	Username string // CalDAV; the password is in the keychain
+	// Account is the mail account a cloud calendar signs in with (0 for
+	// the other kinds).
+	Account int64
 	// ETag and Modified are the validators of the last successful fetch
-	// (Last-Modified as the server sent it); SyncToken a CalDAV token.
+	// (Last-Modified as the server sent it); SyncToken a CalDAV sync
+	// token, a Graph delta link or a Google sync token.
 	ETag, Modified, SyncToken string
-	LastSync                  time.Time // zero: never synced
+	// FullSync is when the whole window was last read (zero: never).
+	FullSync time.Time
+	LastSync time.Time // zero: never synced
 	LastError                 string    // "" after a successful sync
 	ErrorAt                   time.Time
 	Created                   time.Time
@@ -73,26 +87,42 @@ type CalendarSync struct {
 	ETag, Modified, SyncToken string
 }
 
-var calendarKinds = map[string]bool{CalendarFile: true, CalendarURL: true, CalendarCalDAV: true}
+// CalendarChanges is an incremental sync's result: events added or
+// changed, and those gone, by href (a CalDAV object, a cloud event) or by
+// UID (a whole series).
+type CalendarChanges struct {
+	Events      []CalendarEvent
+	RemovedHref []string
+	RemovedUID  []string
+}
 
-// AddCalendar keeps a new calendar source; the same kind and source
-// again is ErrInvalid.
+var calendarKinds = map[string]bool{CalendarFile: true, CalendarURL: true, CalendarCalDAV: true,
+	CalendarMicrosoft: true, CalendarGoogle: true}
+
+// AddCalendar keeps a new calendar source; the same kind and source (for
+// the same account) again is ErrInvalid. A cloud calendar needs its
+// account, the others have none.
 func (s *Store) AddCalendar(ctx context.Context, c Calendar) (Calendar, error) {
-	if !calendarKinds[c.Kind] || strings.TrimSpace(c.Source) == "" {
-		return Calendar{}, fmt.Errorf("add calendar: %w: kind %q, source %q", ErrInvalid, c.Kind, c.Source)
+	if !calendarKinds[c.Kind] || strings.TrimSpace(c.Source) == "" || CloudCalendar(c.Kind) != (c.Account != 0) {
+		return Calendar{}, fmt.Errorf("add calendar: %w: kind %q, source %q, account %d", ErrInvalid, c.Kind, c.Source, c.Account)
 	}
 	now, ms := s.now()
 	c.Created = now
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM calendars WHERE kind = ? AND source = ?`, c.Kind, c.Source).Scan(&n); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM calendars WHERE kind = ? AND source = ? AND coalesce(account, 0) = ?`,
+			c.Kind, c.Source, c.Account).Scan(&n); err != nil {
 			return err
 		}
 		if n > 0 {
 			return fmt.Errorf("%w: %s is already a calendar", ErrInvalid, c.Source)
 		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO calendars (kind, source, name, username, created) VALUES (?, ?, ?, ?, ?)`,
-			c.Kind, c.Source, c.Name, c.Username, ms)
+		var account sql.NullInt64
+		if c.Account != 0 {
+			account = sql.NullInt64{Int64: c.Account, Valid: true}
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO calendars (kind, source, name, username, account, created) VALUES (?, ?, ?, ?, ?, ?)`,
+			c.Kind, c.Source, c.Name, c.Username, account, ms)
 		if err != nil {
 			return err
 		}
@@ -105,15 +135,19 @@ func (s *Store) AddCalendar(ctx context.Context, c Calendar) (Calendar, error) {
 	return c, nil
 }
 
-const calendarCols = `id, kind, source, name, username, etag, modified, sync_token, last_sync, last_error, error_at, created`
+const calendarCols = `id, kind, source, name, username, coalesce(account, 0), etag, modified, sync_token, full_sync,
+	last_sync, last_error, error_at, created`
 
 func scanCalendar(sc interface{ Scan(...any) error }) (Calendar, error) {
 	var c Calendar
-	var lastSync, errorAt sql.NullInt64
+	var fullSync, lastSync, errorAt sql.NullInt64
 	var created int64
-	if err := sc.Scan(&c.ID, &c.Kind, &c.Source, &c.Name, &c.Username, &c.ETag, &c.Modified, &c.SyncToken,
-		&lastSync, &c.LastError, &errorAt, &created); err != nil {
+	if err := sc.Scan(&c.ID, &c.Kind, &c.Source, &c.Name, &c.Username, &c.Account, &c.ETag, &c.Modified, &c.SyncToken,
+		&fullSync, &lastSync, &c.LastError, &errorAt, &created); err != nil {
 		return Calendar{}, err
+	}
+	if fullSync.Valid {
+		c.FullSync = time.UnixMilli(fullSync.Int64)
 	}
 	if lastSync.Valid {
 		c.LastSync = time.UnixMilli(lastSync.Int64)
@@ -191,6 +225,9 @@ func (s *Store) ReplaceCalendarEvents(ctx context.Context, calendarID int64, eve
 		if err := insertEvents(ctx, tx, calendarID, events); err != nil {
 			return err
 		}
+		if _, err := tx.ExecContext(ctx, `UPDATE calendars SET full_sync = ? WHERE id = ?`, ms, calendarID); err != nil {
+			return err
+		}
 		return markSynced(ctx, tx, calendarID, sync, ms)
 	})
 	if err != nil {
@@ -200,32 +237,33 @@ func (s *Store) ReplaceCalendarEvents(ctx context.Context, calendarID int64, eve
 }
 
 // UpdateCalendarEvents applies an incremental sync: the events of the
-// CalDAV objects in removed (by href) go, those in events replace the
-// ones with the same (uid, recurrence id) or href, and the sync is recorded.
-func (s *Store) UpdateCalendarEvents(ctx context.Context, calendarID int64, events []CalendarEvent, removed []string, sync CalendarSync) error {
+// hrefs and the series of the UIDs removed go, the changed events replace
+// the ones with the same href (a CalDAV object's new version replaces all
+// its old VEVENTs: an override may have been dropped from it) or the same
+// (uid, recurrence id), and the sync is recorded, in one transaction.
+func (s *Store) UpdateCalendarEvents(ctx context.Context, calendarID int64, ch CalendarChanges, sync CalendarSync) error {
 	_, ms := s.now()
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if err := calendarExists(ctx, tx, calendarID); err != nil {
 			return err
 		}
-		for _, href := range removed {
+		hrefs := slices.Clone(ch.RemovedHref)
+		for _, e := range ch.Events {
+			if e.Href != "" && !slices.Contains(hrefs, e.Href) {
+				hrefs = append(hrefs, e.Href)
+			}
+		}
+		for _, href := range hrefs {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM calendar_events WHERE calendar_id = ? AND href = ?`, calendarID, href); err != nil {
 				return err
 			}
 		}
-		// An object's new version replaces all its old VEVENTs: an
-		// override may have been dropped from it.
-		seen := map[string]bool{}
-		for _, e := range events {
-			if e.Href == "" || seen[e.Href] {
-				continue
-			}
-			seen[e.Href] = true
-			if _, err := tx.ExecContext(ctx, `DELETE FROM calendar_events WHERE calendar_id = ? AND href = ?`, calendarID, e.Href); err != nil {
+		for _, uid := range ch.RemovedUID {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM calendar_events WHERE calendar_id = ? AND uid = ?`, calendarID, uid); err != nil {
 				return err
 			}
 		}
-		if err := insertEvents(ctx, tx, calendarID, events); err != nil {
+		if err := insertEvents(ctx, tx, calendarID, ch.Events); err != nil {
 			return err
 		}
 		return markSynced(ctx, tx, calendarID, sync, ms)

@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -139,11 +141,11 @@ func TestCalendarEventsWindow(t *testing.T) {
 	// An incremental sync replaces an object's events by href and removes others.
 	a := CalendarEvent{UID: "obj", Href: "/c/obj.ics", Start: at(9), End: at(10), Until: at(9), Raw: "x"}
 	b := CalendarEvent{UID: "gone", Href: "/c/gone.ics", Start: at(9), End: at(10), Until: at(9), Raw: "x"}
-	if err := s.UpdateCalendarEvents(ctx, c.ID, []CalendarEvent{a, b}, nil, CalendarSync{SyncToken: "1"}); err != nil {
+	if err := s.UpdateCalendarEvents(ctx, c.ID, CalendarChanges{Events: []CalendarEvent{a, b}}, CalendarSync{SyncToken: "1"}); err != nil {
 		t.Fatal(err)
 	}
 	a.Summary = "moved"
-	if err := s.UpdateCalendarEvents(ctx, c.ID, []CalendarEvent{a}, []string{"/c/gone.ics"}, CalendarSync{SyncToken: "2"}); err != nil {
+	if err := s.UpdateCalendarEvents(ctx, c.ID, CalendarChanges{Events: []CalendarEvent{a}, RemovedHref: []string{"/c/gone.ics"}}, CalendarSync{SyncToken: "2"}); err != nil {
 		t.Fatal(err)
 	}
 	got, _ = s.CalendarEvents(ctx, c.ID, at(8), at(11))
@@ -164,5 +166,87 @@ func TestCalendarEventsWindow(t *testing.T) {
 	}
 	if cal, _ := s.Calendar(ctx, c.ID); cal.SyncToken != "2" {
 		t.Errorf("sync token %q, want 2", cal.SyncToken)
+	}
+}
+
+// TestCloudCalendarChanges: a cloud calendar belongs to a mail account
+// (and goes with it), an incremental sync removes by event id and by
+// series, and only a whole sync moves FullSync.
+func TestCloudCalendarChanges(t *testing.T) {
+	ctx := context.Background()
+	s := openCalendarStore(t)
+	if _, err := s.AddCalendar(ctx, Calendar{Kind: CalendarMicrosoft, Source: "calendar"}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("a cloud calendar without its account: %v, want ErrInvalid", err)
+	}
+	if _, err := s.AddCalendar(ctx, Calendar{Kind: CalendarFile, Source: "/x.ics", Account: 1}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("a file calendar with an account: %v, want ErrInvalid", err)
+	}
+	if _, err := s.w.ExecContext(ctx, `INSERT INTO mail_accounts (id, kind, name, created) VALUES (7, 'graph', 'Work', 0), (8, 'gmail', 'Home', 0)`); err != nil {
+		t.Fatal(err)
+	}
+	ms, err := s.AddCalendar(ctx, Calendar{Kind: CalendarMicrosoft, Source: "calendar", Name: "Outlook", Account: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same source for another account is another calendar.
+	g, err := s.AddCalendar(ctx, Calendar{Kind: CalendarGoogle, Source: "calendar", Name: "Google", Account: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.AddCalendar(ctx, Calendar{Kind: CalendarMicrosoft, Source: "calendar", Account: 7}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("the same calendar twice: %v", err)
+	}
+	start := time.Date(2026, 6, 18, 14, 30, 0, 0, time.UTC)
+	ev := func(uid, href string, day int) CalendarEvent {
+		s := start.AddDate(0, 0, day)
+		e := CalendarEvent{UID: uid, Href: href, Start: s, End: s.Add(time.Hour), Until: s, Raw: "BEGIN:VCALENDAR"}
+		if day > 0 {
+			e.RecurrenceID = s
+		}
+		return e
+	}
+	if err := s.ReplaceCalendarEvents(ctx, ms.ID, []CalendarEvent{ev("one", "e1", 0), ev("series", "s1", 1), ev("series", "s2", 2),
+		ev("series", "s3", 3)}, CalendarSync{SyncToken: "delta-1"}); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := s.Calendar(ctx, ms.ID)
+	full := c.FullSync
+	if full.IsZero() || c.Account != 7 || c.SyncToken != "delta-1" {
+		t.Fatalf("after a whole sync: %+v", c)
+	}
+	moved := ev("series", "s2", 2)
+	moved.Start = moved.Start.Add(time.Hour)
+	if err := s.UpdateCalendarEvents(ctx, ms.ID, CalendarChanges{Events: []CalendarEvent{moved}, RemovedHref: []string{"s1"}},
+		CalendarSync{SyncToken: "delta-2"}); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := s.CalendarEvents(ctx, ms.ID, start.Add(-time.Hour), start.AddDate(0, 0, 5))
+	var hrefs []string
+	for _, e := range got {
+		hrefs = append(hrefs, e.Href+"@"+e.Start.UTC().Format("02T15"))
+	}
+	if want := "e1@18T14,s2@20T15,s3@21T14"; fmt.Sprint(strings.Join(hrefs, ",")) != want {
+		t.Fatalf("after the change: %v, want %s", hrefs, want)
+	}
+	if err := s.UpdateCalendarEvents(ctx, ms.ID, CalendarChanges{RemovedUID: []string{"series"}}, CalendarSync{SyncToken: "delta-3"}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := s.CountCalendarEvents(ctx, ms.ID); n != 1 {
+		t.Fatalf("%d events after the series went, want 1", n)
+	}
+	c, _ = s.Calendar(ctx, ms.ID)
+	if !c.FullSync.Equal(full) || c.SyncToken != "delta-3" {
+		t.Fatalf("an incremental sync moved FullSync or kept the old token: %+v", c)
+	}
+	// Removing the mail account removes its calendars and their events.
+	if _, err := s.w.ExecContext(ctx, `DELETE FROM mail_accounts WHERE id = 7`); err != nil {
+		t.Fatal(err)
+	}
+	cs, _ := s.Calendars(ctx)
+	if len(cs) != 1 || cs[0].ID != g.ID {
+		t.Fatalf("calendars after the account went: %+v", cs)
+	}
+	if n, _ := s.CountCalendarEvents(ctx, 0); n != 0 {
+		t.Fatalf("%d events left", n)
 	}
 }
