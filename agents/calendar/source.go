@@ -126,6 +126,9 @@ func ReadFile(path string) (*ical.Calendar, error) {
 // the server answers current-user-principal on) with basic auth.
 type CalDAV struct {
 	c *caldav.Client
+	// hc and base send what go-webdav has no call for (RFC 6578).
+	hc   webdav.HTTPClient
+	base *url.URL
 }
 
 // NewCalDAV connects to endpoint as user. hc nil is http.DefaultClient.
@@ -141,7 +144,11 @@ func NewCalDAV(hc *http.Client, endpoint, user, password string) (*CalDAV, error
 	if err != nil {
 		return nil, fmt.Errorf("caldav %s: %w", endpoint, err)
 	}
-	return &CalDAV{c: c}, nil
+	base, err := url.Parse(endpoint)
+	if err != nil {
+		return nil, fmt.Errorf("caldav %s: %w", endpoint, err)
+	}
+	return &CalDAV{c: c, hc: wc, base: base}, nil
 }
 
 // RemoteCalendar is a calendar collection found on a CalDAV server.

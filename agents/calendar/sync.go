@@ -35,6 +35,9 @@ type SyncOptions struct {
 	HTTP *http.Client
 	// Secrets holds CalDAV passwords (PasswordKey); unused otherwise.
 	Secrets Secrets
+	// Cloud opens the mail account of a Microsoft or Google calendar
+	// (MailAccounts); unused otherwise.
+	Cloud CloudAuth
 	// Now is the sync's wall clock (time.Now when zero); CalDAV asks for
 	// the events of [Now-Past, Now+Future) (30 days back, a year ahead
 	// when zero).
@@ -44,9 +47,85 @@ type SyncOptions struct {
 
 // SyncResult says what a sync did.
 type SyncResult struct {
-	Events    int  // VEVENTs stored (series and overrides)
+	Events    int  // VEVENTs stored (series and overrides), or changed by an incremental sync
+	Removed   int  // events (objects, instances, series) an incremental sync removed
 	Unchanged bool // the source said nothing changed
 	Objects   int  // CalDAV objects read
+	// Incremental marks a sync that read only the changes since the last
+	// (a sync token or delta link); otherwise the whole window was read.
+	Incremental bool
+}
+
+// fullSyncEvery is how often a calendar read by its changes is read whole
+// again: a sync token reports changes, not the events that come into the
+// rolling window as days pass.
+const fullSyncEvery = 24 * time.Hour
+
+// window is the span a sync reads: [now-Past, now+Future), 30 days back
+// and a year ahead by default.
+func (opt SyncOptions) window(now time.Time) (time.Time, time.Time) {
+	past, future := opt.Past, opt.Future
+	if past == 0 {
+		past = 30 * 24 * time.Hour
+	}
+	if future == 0 {
+		future = 365 * 24 * time.Hour
+	}
+	return now.Add(-past), now.Add(future)
+}
+
+// incremental reports whether c may be synced by its changes at now.
+func incremental(c store.Calendar, now time.Time) bool {
+	return c.SyncToken != "" && !c.FullSync.IsZero() && now.Sub(c.FullSync) < fullSyncEvery && !now.Before(c.FullSync)
+}
+
+// syncCalDAV reads a CalDAV collection: by its changes since the stored
+// sync token (RFC 6578), then one multiget of the changed objects; or
+// whole, the token first and then the window's objects, when there is no
+// token, the server refuses it, or a day has passed.
+func syncCalDAV(ctx context.Context, st *store.Store, c store.Calendar, d *CalDAV, path string, now time.Time, opt SyncOptions) (SyncResult, error) {
+	if incremental(c, now) {
+		changed, removed, next, err := d.Changes(ctx, path, c.SyncToken)
+		switch {
+		case errors.Is(err, ErrSyncTokenRefused):
+			slog.InfoContext(ctx, "calendar: sync token refused, reading the calendar whole", "calendar", c.ID, "err", err)
+		case err != nil:
+			return SyncResult{}, err
+		case len(changed) == 0 && len(removed) == 0:
+			return SyncResult{Unchanged: true, Incremental: true}, st.MarkCalendarSynced(ctx, c.ID, store.CalendarSync{SyncToken: next})
+		default:
+			var objs []Object
+			if len(changed) > 0 {
+				if objs, err = d.Get(ctx, path, changed); err != nil {
+					return SyncResult{}, err
+				}
+			}
+			ch := store.CalendarChanges{RemovedHref: append(removed, changed...)}
+			for _, o := range objs {
+				ch.Events = append(ch.Events, EventsOf(o.Calendar, o.Path, o.ETag)...)
+			}
+			res := SyncResult{Events: len(ch.Events), Removed: len(removed), Objects: len(objs), Incremental: true}
+			return res, st.UpdateCalendarEvents(ctx, c.ID, ch, store.CalendarSync{SyncToken: next})
+		}
+	}
+	// The token comes before the query: a change in between is seen again
+	// next time rather than lost.
+	token, err := d.SyncToken(ctx, path)
+	if err != nil {
+		slog.InfoContext(ctx, "calendar: no sync token, every sync reads the calendar whole", "calendar", c.ID, "err", err)
+		token = ""
+	}
+	from, to := opt.window(now)
+	objs, err := d.Query(ctx, path, from, to)
+	if err != nil {
+		return SyncResult{}, err
+	}
+	var evs []store.CalendarEvent
+	for _, o := range objs {
+		evs = append(evs, EventsOf(o.Calendar, o.Path, o.ETag)...)
+	}
+	res := SyncResult{Events: len(evs), Objects: len(objs)}
+	return res, st.ReplaceCalendarEvents(ctx, c.ID, evs, store.CalendarSync{SyncToken: token})
 }
 
 // Sync reads one calendar source and makes the store hold its events; a
@@ -124,27 +203,13 @@ func syncOnce(ctx context.Context, st *store.Store, c store.Calendar, opt SyncOp
 		if err != nil {
 			return SyncResult{}, err
 		}
-		past, future := opt.Past, opt.Future
-		if past == 0 {
-			past = 30 * 24 * time.Hour
-		}
-		if future == 0 {
-			future = 365 * 24 * time.Hour
-		}
 		u, err := url.Parse(c.Source)
 		if err != nil {
 			return SyncResult{}, fmt.Errorf("caldav: %w", err)
 		}
-		objs, err := d.Query(ctx, u.Path, now.Add(-past), now.Add(future))
-		if err != nil {
-			return SyncResult{}, err
-		}
-		var evs []store.CalendarEvent
-		for _, o := range objs {
-			evs = append(evs, EventsOf(o.Calendar, o.Path, o.ETag)...)
-		}
-		res := SyncResult{Events: len(evs), Objects: len(objs)}
-		return res, st.ReplaceCalendarEvents(ctx, c.ID, evs, store.CalendarSync{})
+		return syncCalDAV(ctx, st, c, d, u.Path, now, opt)
+	case store.CalendarMicrosoft, store.CalendarGoogle:
+		return syncCloud(ctx, st, c, now, opt)
 	}
 	return SyncResult{}, fmt.Errorf("unknown calendar kind %q", c.Kind)
 }

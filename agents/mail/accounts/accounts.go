@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 
 	"golang.org/x/oauth2"
 
@@ -44,6 +45,9 @@ type OAuthConfig struct {
 	Tenant   string `json:"tenant,omitempty"` // Microsoft only; "common" by default
 	BaseURL  string `json:"base_url,omitempty"`
 	TokenURL string `json:"token_url,omitempty"` // for tests and sovereign clouds
+	// CalendarURL is Google Calendar's API root (Graph's calendars are at
+	// BaseURL); for tests.
+	CalendarURL string `json:"calendar_url,omitempty"`
 }
 
 // PasswordKey and TokenKey name an account's credentials in the keychain.
@@ -51,6 +55,10 @@ func PasswordKey(id int64) string { return "mail/" + strconv.FormatInt(id, 10) +
 
 // TokenKey names an account's OAuth token.
 func TokenKey(id int64) string { return "mail/" + strconv.FormatInt(id, 10) + "/token" }
+
+// ScopeKey names the scopes an account's sign-in was last granted, as the
+// service said them.
+func ScopeKey(id int64) string { return "mail/" + strconv.FormatInt(id, 10) + "/scope" }
 
 // ClientSecretKey names a Google client secret.
 func ClientSecretKey(id int64) string { return "mail/" + strconv.FormatInt(id, 10) + "/client_secret" }
@@ -110,13 +118,38 @@ func Connect(ctx context.Context, a index.Account, sec secrets.Store, log *slog.
 			return nil, fmt.Errorf("account %s: %w (%v)", a.Name, ErrSignIn, err)
 		}
 		ts := oauth.NewTokenSource(cfg, tok, oauth.TokenSourceOptions{Logger: log,
-			Save: func(t *oauth2.Token) error { return secrets.SaveToken(context.Background(), sec, TokenKey(a.ID), t) }})
+			Save: func(t *oauth2.Token) error { return SaveToken(context.Background(), sec, a.ID, t) }})
 		if a.Kind == index.KindGraph {
 			return graph.New(ts, graph.Options{BaseURL: c.BaseURL, Logger: log})
 		}
 		return gmail.New(ts, gmail.Options{BaseURL: c.BaseURL, Logger: log})
 	}
 	return nil, fmt.Errorf("account %d: unknown kind %q", a.ID, a.Kind)
+}
+
+// SaveToken keeps account id's token from a sign-in or a refresh and,
+// when the service named them, the scopes it grants.
+func SaveToken(ctx context.Context, sec secrets.Store, id int64, tok *oauth2.Token) error {
+	if err := secrets.SaveToken(ctx, sec, TokenKey(id), tok); err != nil {
+		return err
+	}
+	if scope, _ := tok.Extra("scope").(string); strings.TrimSpace(scope) != "" {
+		return sec.Set(ctx, ScopeKey(id), strings.TrimSpace(scope))
+	}
+	return nil
+}
+
+// GrantedScopes are the scopes account id's sign-in was last granted; nil
+// when unknown (a sign-in from before Spirit kept them).
+func GrantedScopes(ctx context.Context, sec secrets.Store, id int64) ([]string, error) {
+	s, err := sec.Get(ctx, ScopeKey(id))
+	if errors.Is(err, secrets.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return strings.Fields(s), nil
 }
 
 // OAuth2Config is the sign-in configuration of a stored Microsoft or Google

@@ -101,7 +101,7 @@ func save(ctx context.Context, sec secrets.Store, a index.Account, cr Credential
 				return err
 			}
 		}
-		return secrets.SaveToken(ctx, sec, TokenKey(a.ID), cr.Token)
+		return SaveToken(ctx, sec, a.ID, cr.Token)
 	}
 	return nil
 }
@@ -146,7 +146,7 @@ func check(ctx context.Context, sec secrets.Store, a index.Account) error {
 
 // credentialKeys are every key an account's credentials may live under.
 func credentialKeys(id int64) []string {
-	return []string{PasswordKey(id), TokenKey(id), ClientSecretKey(id)}
+	return []string{PasswordKey(id), TokenKey(id), ClientSecretKey(id), ScopeKey(id)}
 }
 
 // memSecrets holds credentials being checked, before they may be saved;
@@ -203,4 +203,41 @@ func SignIn(ctx context.Context, kind string, c OAuthConfig, clientSecret string
 		tell("To sign in, open this address in your browser:\n"+url, url)
 		return nil
 	}}.SignIn(ctx)
+}
+
+// SignInAgain runs a stored Microsoft 365 or Gmail account's sign-in
+// again, asking for every scope this Spirit needs (an account signed in
+// before calendars were read lacks theirs), and keeps the new token. The
+// account and its mail stay as they are; tell is SignIn's.
+func SignInAgain(ctx context.Context, ix *index.Index, sec secrets.Store, id int64, tell func(msg, url string)) (index.Account, error) {
+	a, err := ix.Account(ctx, id)
+	if err != nil {
+		return index.Account{}, err
+	}
+	if a.Kind != index.KindGraph && a.Kind != index.KindGmail {
+		return index.Account{}, fmt.Errorf("%s is not a Microsoft 365 or Gmail account: it has no sign-in", a.Name)
+	}
+	var c OAuthConfig
+	if err := json.Unmarshal(a.Config, &c); err != nil {
+		return index.Account{}, fmt.Errorf("account %d settings: %w", a.ID, err)
+	}
+	secret := ""
+	if a.Kind == index.KindGmail {
+		if secret, err = sec.Get(ctx, ClientSecretKey(id)); err != nil && !errors.Is(err, secrets.ErrNotFound) {
+			return index.Account{}, err
+		}
+	}
+	tok, err := SignIn(ctx, a.Kind, c, secret, tell)
+	if err != nil {
+		return index.Account{}, err
+	}
+	if tok == nil || !tok.Valid() {
+		return index.Account{}, fmt.Errorf("%w: sign-in returned no usable token", ErrSignIn)
+	}
+	// The old grant's scopes go: the new token's are saved only when the
+	// service names them.
+	if err := sec.Delete(ctx, ScopeKey(id)); err != nil && !errors.Is(err, secrets.ErrNotFound) {
+		return index.Account{}, err
+	}
+	return a, SaveToken(ctx, sec, id, tok)
 }

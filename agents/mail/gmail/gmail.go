@@ -497,6 +497,10 @@ func isStatus(err error, status int) bool {
 // Gmail throttles with 429 and with 403 rateLimitExceeded or
 // userRateLimitExceeded; other 403s (insufficientPermissions,
 // dailyLimitExceeded) will not clear by waiting a minute.
+// DecodeError is the decoder of this service's error bodies for an
+// oauth.Client; the calendars use it too.
+func DecodeError(status int, h http.Header, body []byte) oauth.ErrorDetail { return decodeError(status, h, body) }
+
 func decodeError(status int, _ http.Header, body []byte) oauth.ErrorDetail {
 	var e struct {
 		Error struct {

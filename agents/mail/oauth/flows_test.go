@@ -137,7 +137,7 @@ func TestDeviceFlowPendingSlowDownSuccess(t *testing.T) {
 		if got := shown[0].Expires.Sub(start); got != 900*time.Second {
 			t.Errorf("code expires after %v, want 15m", got)
 		}
-		if fake.scope != "offline_access Mail.ReadWrite User.Read" {
+		if fake.scope != "offline_access Mail.ReadWrite User.Read Calendars.ReadWrite" {
 			t.Errorf("scope = %q", fake.scope)
 		}
 		// Polls 5 s apart, then 10 s after slow_down (RFC 8628 section 3.5).

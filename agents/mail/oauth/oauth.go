@@ -38,11 +38,18 @@ const (
 	MicrosoftScopeOfflineAccess = "offline_access"
 	MicrosoftScopeMailReadWrite = "Mail.ReadWrite"
 	MicrosoftScopeUserRead      = "User.Read"
+	// The lawyer's calendars: read them and add the events they approve.
+	MicrosoftScopeCalendarsReadWrite = "Calendars.ReadWrite"
 
 	// Gmail: read everything, and create drafts (gmail.compose also
 	// allows sending, but no narrower scope creates drafts).
 	GmailScopeReadonly = "https://www.googleapis.com/auth/gmail.readonly"
 	GmailScopeCompose  = "https://www.googleapis.com/auth/gmail.compose"
+
+	// Google Calendar: read and add events, and list the calendars to
+	// choose from.
+	GoogleScopeCalendarEvents       = "https://www.googleapis.com/auth/calendar.events"
+	GoogleScopeCalendarListReadonly = "https://www.googleapis.com/auth/calendar.calendarlist.readonly"
 )
 
 // Errors the sign-in UI tells apart.
@@ -83,7 +90,8 @@ func MicrosoftEndpoint(authority, tenant string) oauth2.Endpoint {
 }
 
 // MicrosoftConfig is the configuration of Spirit's Microsoft app
-// registration clientID in tenant ("" for "common") with the mail scopes.
+// registration clientID in tenant ("" for "common") with the mail and
+// calendar scopes.
 func MicrosoftConfig(clientID, tenant string) *oauth2.Config {
 	return &oauth2.Config{
 		ClientID: clientID,
@@ -92,12 +100,13 @@ func MicrosoftConfig(clientID, tenant string) *oauth2.Config {
 			MicrosoftScopeOfflineAccess,
 			MicrosoftScopeMailReadWrite,
 			MicrosoftScopeUserRead,
+			MicrosoftScopeCalendarsReadWrite,
 		},
 	}
 }
 
 // GoogleConfig is the configuration of Spirit's Google "desktop app" OAuth
-// client with the Gmail scopes. Google issues desktop clients a secret that
+// client with the Gmail and Calendar scopes. Google issues desktop clients a secret that
 // it documents as not confidential; the token endpoint still wants it.
 func GoogleConfig(clientID, clientSecret string) *oauth2.Config {
 	return &oauth2.Config{
@@ -108,7 +117,7 @@ func GoogleConfig(clientID, clientSecret string) *oauth2.Config {
 			TokenURL:  GoogleTokenURL,
 			AuthStyle: oauth2.AuthStyleInParams,
 		},
-		Scopes: []string{GmailScopeReadonly, GmailScopeCompose},
+		Scopes: []string{GmailScopeReadonly, GmailScopeCompose, GoogleScopeCalendarEvents, GoogleScopeCalendarListReadonly},
 	}
 }
 
