@@ -278,9 +278,9 @@ type graphNewEvent struct {
 		ContentType string `json:"contentType"`
 		Content     string `json:"content"`
 	} `json:"body,omitempty"`
-	Start     graphTime `json:"start"`
-	End       graphTime `json:"end"`
-	Location  *struct {
+	Start    graphTime `json:"start"`
+	End      graphTime `json:"end"`
+	Location *struct {
 		DisplayName string `json:"displayName"`
 	} `json:"location,omitempty"`
 	Attendees []graphNewAttendee `json:"attendees,omitempty"`

@@ -42,11 +42,11 @@ type Calendar struct {
 	// token, a Graph delta link or a Google sync token.
 	ETag, Modified, SyncToken string
 	// FullSync is when the whole window was last read (zero: never).
-	FullSync time.Time
-	LastSync time.Time // zero: never synced
-	LastError                 string    // "" after a successful sync
-	ErrorAt                   time.Time
-	Created                   time.Time
+	FullSync  time.Time
+	LastSync  time.Time // zero: never synced
+	LastError string    // "" after a successful sync
+	ErrorAt   time.Time
+	Created   time.Time
 }
 
 // CalendarAttendee is an attendee as stored.

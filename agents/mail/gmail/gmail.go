@@ -499,7 +499,9 @@ func isStatus(err error, status int) bool {
 // dailyLimitExceeded) will not clear by waiting a minute.
 // DecodeError is the decoder of this service's error bodies for an
 // oauth.Client; the calendars use it too.
-func DecodeError(status int, h http.Header, body []byte) oauth.ErrorDetail { return decodeError(status, h, body) }
+func DecodeError(status int, h http.Header, body []byte) oauth.ErrorDetail {
+	return decodeError(status, h, body)
+}
 
 func decodeError(status int, _ http.Header, body []byte) oauth.ErrorDetail {
 	var e struct {
