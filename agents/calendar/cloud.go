@@ -389,7 +389,7 @@ type cloudChanges struct {
 
 // store applies what a cloud sync read: a whole read replaces the
 // calendar's events, changes update them.
-func (ch cloudChanges) store(ctx context.Context, st *store.Store, c store.Calendar, me string, whole bool) (SyncResult, error) {
+func (ch cloudChanges) store(ctx context.Context, st *store.Store, c store.Calendar, me string, now time.Time, whole bool) (SyncResult, error) {
 	var rows []store.CalendarEvent
 	for _, e := range ch.events {
 		r, err := e.row(me)
@@ -399,7 +399,7 @@ func (ch cloudChanges) store(ctx context.Context, st *store.Store, c store.Calen
 		}
 		rows = append(rows, r)
 	}
-	sync := store.CalendarSync{SyncToken: ch.next}
+	sync := store.CalendarSync{SyncToken: ch.next, At: now}
 	if whole {
 		return SyncResult{Events: len(rows)}, st.ReplaceCalendarEvents(ctx, c.ID, rows, sync)
 	}

@@ -418,7 +418,9 @@ func TestCloudMappings(t *testing.T) {
 		want func(cloudEvent) string // "" when right
 	}{
 		{"free is transparent", graphEvent{ID: "a", Start: utc, End: utcEnd, ShowAs: "free"},
-			func(e cloudEvent) string { return check(e.Free && e.Status == StatusConfirmed, "free %v status %s", e.Free, e.Status) }},
+			func(e cloudEvent) string {
+				return check(e.Free && e.Status == StatusConfirmed, "free %v status %s", e.Free, e.Status)
+			}},
 		{"busy is opaque", graphEvent{ID: "a", Start: utc, End: utcEnd, ShowAs: "busy"},
 			func(e cloudEvent) string { return check(!e.Free, "free %v", e.Free) }},
 		{"cancelled", graphEvent{ID: "a", Start: utc, End: utcEnd, IsCancelled: true},
@@ -476,7 +478,9 @@ func TestCloudMappings(t *testing.T) {
 		want func(cloudEvent) string
 	}{
 		{"New York time", googleEvent{ID: "a", Start: gt, End: gEnd},
-			func(e cloudEvent) string { return check(e.Start.Equal(at) && e.End.Equal(at.Add(time.Hour)), "%s–%s", e.Start, e.End) }},
+			func(e cloudEvent) string {
+				return check(e.Start.Equal(at) && e.End.Equal(at.Add(time.Hour)), "%s–%s", e.Start, e.End)
+			}},
 		{"transparent", googleEvent{ID: "a", Start: gt, End: gEnd, Transparency: "transparent"},
 			func(e cloudEvent) string { return check(e.Free, "free %v", e.Free) }},
 		{"tentative", googleEvent{ID: "a", Status: "tentative", Start: gt, End: gEnd},
@@ -488,9 +492,13 @@ func TestCloudMappings(t *testing.T) {
 			}},
 		{"override keeps its original start", googleEvent{ID: "s_1", RecurringEventID: "s", Start: gt, End: gEnd,
 			OriginalStartTime: &googleTime{DateTime: "2026-12-01T09:00:00-05:00"}},
-			func(e cloudEvent) string { return check(e.SeriesID == "s" && e.OriginalStart.Equal(at.Add(-time.Hour)), "%+v", e) }},
+			func(e cloudEvent) string {
+				return check(e.SeriesID == "s" && e.OriginalStart.Equal(at.Add(-time.Hour)), "%+v", e)
+			}},
 		{"all day", googleEvent{ID: "a", Start: googleTime{Date: "2026-12-01"}, End: googleTime{Date: "2026-12-02"}},
-			func(e cloudEvent) string { return check(e.AllDay && e.Start.Equal(at.Truncate(24*time.Hour)), "%+v", e) }},
+			func(e cloudEvent) string {
+				return check(e.AllDay && e.Start.Equal(at.Truncate(24*time.Hour)), "%+v", e)
+			}},
 	} {
 		t.Run("google/"+tc.name, func(t *testing.T) {
 			e, err := tc.ev.cloud()

@@ -149,7 +149,7 @@ func syncGoogle(ctx context.Context, st *store.Store, c store.Calendar, a CloudA
 		case err != nil:
 			return SyncResult{}, err
 		default:
-			return ch.store(ctx, st, c, a.Address, false)
+			return ch.store(ctx, st, c, a.Address, now, false)
 		}
 	}
 	from, to := opt.window(now)
@@ -158,7 +158,7 @@ func syncGoogle(ctx context.Context, st *store.Store, c store.Calendar, a CloudA
 	if err != nil {
 		return SyncResult{}, err
 	}
-	return ch.store(ctx, st, c, a.Address, true)
+	return ch.store(ctx, st, c, a.Address, now, true)
 }
 
 // googleList pages through events.list with q, gathering the events and

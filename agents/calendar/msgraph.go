@@ -203,7 +203,7 @@ func syncGraph(ctx context.Context, st *store.Store, c store.Calendar, a CloudAc
 		case err != nil:
 			return SyncResult{}, err
 		default:
-			return ch.store(ctx, st, c, a.Address, false)
+			return ch.store(ctx, st, c, a.Address, now, false)
 		}
 	}
 	from, to := opt.window(now)
@@ -212,7 +212,7 @@ func syncGraph(ctx context.Context, st *store.Store, c store.Calendar, a CloudAc
 	if err != nil {
 		return SyncResult{}, err
 	}
-	return ch.store(ctx, st, c, a.Address, true)
+	return ch.store(ctx, st, c, a.Address, now, true)
 }
 
 // graphDelta follows a delta query from link through its next links to

@@ -125,7 +125,7 @@ func syncCalDAV(ctx context.Context, st *store.Store, c store.Calendar, d *CalDA
 		evs = append(evs, EventsOf(o.Calendar, o.Path, o.ETag)...)
 	}
 	res := SyncResult{Events: len(evs), Objects: len(objs)}
-	return res, st.ReplaceCalendarEvents(ctx, c.ID, evs, store.CalendarSync{SyncToken: token})
+	return res, st.ReplaceCalendarEvents(ctx, c.ID, evs, store.CalendarSync{SyncToken: token, At: now})
 }
 
 // Sync reads one calendar source and makes the store hold its events; a

@@ -85,6 +85,9 @@ type CalendarEvent struct {
 // CalendarSync is what a successful sync leaves on its calendar.
 type CalendarSync struct {
 	ETag, Modified, SyncToken string
+	// At is the sync's own clock, kept as a whole read's FullSync (zero:
+	// the store's clock).
+	At time.Time
 }
 
 // CalendarChanges is an incremental sync's result: events added or
@@ -225,7 +228,11 @@ func (s *Store) ReplaceCalendarEvents(ctx context.Context, calendarID int64, eve
 		if err := insertEvents(ctx, tx, calendarID, events); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE calendars SET full_sync = ? WHERE id = ?`, ms, calendarID); err != nil {
+		full := ms
+		if !sync.At.IsZero() {
+			full = sync.At.UnixMilli()
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE calendars SET full_sync = ? WHERE id = ?`, full, calendarID); err != nil {
 			return err
 		}
 		return markSynced(ctx, tx, calendarID, sync, ms)
