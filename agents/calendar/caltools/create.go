@@ -20,15 +20,19 @@ import (
 )
 
 // CreateEvent is calendar_create_event: a new event in one of the
-// lawyer's calendars. A CalDAV calendar gets it through CalDAV; Spirit
-// cannot write to a file or a subscription, so for those (or when there
-// is no calendar) the event becomes an .ics file in Dir for the lawyer to
-// open. It is a task.Write: the runner runs it only when approved.
+// lawyer's calendars. A CalDAV calendar gets it through CalDAV, an Outlook
+// or Google calendar through Graph or Google Calendar with the mail
+// account's sign-in; Spirit cannot write to a file or a subscription, so
+// for those (or when there is no calendar) the event becomes an .ics file
+// in Dir for the lawyer to open. It is a task.Write: the runner runs it
+// only when approved.
 type CreateEvent struct {
 	Calendars
 	// HTTP and Secrets reach CalDAV servers (the sync's).
 	HTTP    *http.Client
 	Secrets calendar.Secrets
+	// Cloud opens the mail account of an Outlook or Google calendar.
+	Cloud calendar.CloudAuth
 	// Dir is where .ics files go.
 	Dir string
 }
@@ -41,7 +45,7 @@ func (CreateEvent) Name() string { return CreateEventName }
 // Tool defines calendar_create_event for the model.
 func (CreateEvent) Tool() llm.Tool {
 	return llm.Tool{Name: CreateEventName,
-		Description: "Add an event to the lawyer's calendar (a CalDAV calendar), or save it as an .ics file for them to open. " +
+		Description: "Add an event to the lawyer's calendar (CalDAV, Outlook or Google), or save it as an .ics file for them to open. " +
 			"Changes the calendar: only after request_approval for exactly these arguments was approved.",
 		Schema: json.RawMessage(`{"type":"object","properties":{` + eventProps + `},"required":["title","start"]}`)}
 }
@@ -133,8 +137,13 @@ func When(start, end time.Time, loc *time.Location) string {
 	return fmt.Sprintf("%s–%s %s (%s)", s.Format("Mon 2 Jan 2006, 15:04"), to, e.Format("MST"), loc.String())
 }
 
+// writable reports whether Spirit writes to c itself.
+func writable(c store.Calendar) bool {
+	return c.Kind == store.CalendarCalDAV || store.CloudCalendar(c.Kind)
+}
+
 func (t CreateEvent) where(c *store.Calendar) string {
-	if c == nil || c.Kind != store.CalendarCalDAV {
+	if c == nil || !writable(*c) {
 		name := ""
 		if c != nil {
 			name = " (“" + calendarName(*c) + "” is a file or a subscription Spirit cannot change)"
@@ -236,7 +245,8 @@ func addressText(p calendar.Person) string {
 }
 
 // pick finds the calendar named (by id or name); with none named, the
-// first CalDAV calendar, else the first calendar; nil when there are none.
+// first calendar Spirit writes to (CalDAV, Outlook, Google), else the
+// first calendar; nil when there are none.
 func (t CreateEvent) pick(ctx context.Context, named string) (*store.Calendar, error) {
 	cs, err := t.Store.Calendars(ctx)
 	if err != nil {
@@ -256,7 +266,7 @@ func (t CreateEvent) pick(ctx context.Context, named string) (*store.Calendar, e
 		return nil, fmt.Errorf("no calendar %q; the calendars are: %s", named, strings.Join(names, ", "))
 	}
 	for i, c := range cs {
-		if c.Kind == store.CalendarCalDAV {
+		if writable(c) {
 			return &cs[i], nil
 		}
 	}
@@ -281,6 +291,12 @@ func (t CreateEvent) Do(ctx context.Context, canonical string) (string, error) {
 		ev.Organizer = &calendar.Person{Name: me.Name, Email: strings.ToLower(me.Addresses[0])}
 	}
 	when := When(r.start, r.end, r.loc)
+	if r.cal != nil && store.CloudCalendar(r.cal.Kind) {
+		if _, err := calendar.CreateCloudEvent(ctx, t.Cloud, *r.cal, ev); err != nil {
+			return "", fmt.Errorf("the calendar service did not save it: %w", err)
+		}
+		return t.synced(ctx, *r.cal, fmt.Sprintf("“%s”, %s, added to the calendar “%s”", ev.Title, when, calendarName(*r.cal)), now), nil
+	}
 	if r.cal == nil || r.cal.Kind != store.CalendarCalDAV {
 		p, err := calendar.WriteICS(t.Dir, ev, now, r.loc)
 		if err != nil {
@@ -304,9 +320,14 @@ func (t CreateEvent) Do(ctx context.Context, canonical string) (string, error) {
 	if _, err := d.PutEvent(ctx, r.cal.Source, ev, now); err != nil {
 		return "", fmt.Errorf("the calendar server did not save it: %w", err)
 	}
-	out := fmt.Sprintf("“%s”, %s, added to the calendar “%s”", ev.Title, when, calendarName(*r.cal))
-	if _, err := calendar.Sync(ctx, t.Store, *r.cal, calendar.SyncOptions{HTTP: t.HTTP, Secrets: t.Secrets, Now: now}); err != nil {
+	return t.synced(ctx, *r.cal, fmt.Sprintf("“%s”, %s, added to the calendar “%s”", ev.Title, when, calendarName(*r.cal)), now), nil
+}
+
+// synced syncs c after a write, so the event is in Spirit's store as the
+// service has it, and says so in out when that failed.
+func (t CreateEvent) synced(ctx context.Context, c store.Calendar, out string, now time.Time) string {
+	if _, err := calendar.Sync(ctx, t.Store, c, calendar.SyncOptions{HTTP: t.HTTP, Secrets: t.Secrets, Cloud: t.Cloud, Now: now}); err != nil {
 		out += "; Spirit will see it at the next sync"
 	}
-	return out, nil
+	return out
 }
