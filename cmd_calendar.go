@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/spirit-app/spirit/agents/calendar"
+	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app/api"
 	"github.com/spirit-app/spirit/platform"
@@ -25,6 +27,9 @@ const calendarUsage = `usage:
   spirit calendar add URL --caldav --user USER [--name NAME]
                                    (CalDAV: a server or calendar URL; every calendar with events
                                     is added; password from $SPIRIT_CALDAV_PASSWORD or asked for)
+  spirit calendar add microsoft --account ID               (the Outlook calendar of Microsoft 365 mail account ID)
+  spirit calendar add google --account ID [--calendar CAL] (a Google calendar of Gmail account ID: its id or
+                                    name, the main one by default; without --calendar the others are listed)
   spirit calendar list
   spirit calendar sync [ID]
   spirit calendar upcoming [--hours N]                     (the next N hours, 24 by default)
@@ -64,6 +69,97 @@ func (l lazyCalendarSecrets) Get(ctx context.Context, key string) (string, error
 	return sec.Get(ctx, key)
 }
 
+// Set keeps a cloud calendar's refreshed sign-in.
+func (l lazyCalendarSecrets) Set(ctx context.Context, key, value string) error {
+	sec, err := l.env.secrets()
+	if err != nil {
+		return err
+	}
+	return sec.Set(ctx, key, value)
+}
+
+func (l lazyCalendarSecrets) Delete(ctx context.Context, key string) error {
+	sec, err := l.env.secrets()
+	if err != nil {
+		return err
+	}
+	return sec.Delete(ctx, key)
+}
+
+// Backend is where the store keeps its key once opened, "" before.
+func (l lazyCalendarSecrets) Backend() string {
+	if l.env.sec == nil {
+		return ""
+	}
+	return l.env.sec.Backend()
+}
+
+// syncOptions are a sync's: the HTTP client, the keychain for CalDAV
+// passwords, and the mail accounts' sign-ins for cloud calendars.
+func (env *calendarEnv) syncOptions() calendar.SyncOptions {
+	sec := lazyCalendarSecrets{env}
+	return calendar.SyncOptions{HTTP: env.hc, Secrets: sec,
+		Cloud: calendar.MailAccounts{Index: index.New(env.st), Secrets: sec, HTTP: env.hc}}
+}
+
+// calendarAddCloud adds a Microsoft or Google calendar of a mail account
+// (calendar.AddCloudCalendar, as Settings does) and says what it read.
+func calendarAddCloud(ctx context.Context, env *calendarEnv, kind string, account int64, calendarID, name string, stdout, stderr io.Writer) error {
+	if account <= 0 {
+		fmt.Fprintf(stderr, "spirit: calendar add %s needs --account ID (see spirit mail list)\n", kind)
+		return errUsage
+	}
+	if kind == store.CalendarMicrosoft && calendarID != "" {
+		fmt.Fprintln(stderr, "spirit: Spirit reads the main Outlook calendar only; leave out --calendar")
+		return errUsage
+	}
+	opt := env.syncOptions()
+	a, err := opt.Cloud.CloudAccount(ctx, account)
+	if err != nil {
+		return err
+	}
+	if a.Kind != kind {
+		return fmt.Errorf("mail account %d (%s) is not a %s account", account, a.Name, cloudServiceName(kind))
+	}
+	c, res, err := calendar.AddCloudCalendar(ctx, env.st, opt.Cloud, account, calendarID, opt)
+	switch {
+	case errors.Is(err, calendar.ErrNoCalendarAccess):
+		fmt.Fprintf(stderr, "spirit: %s: %v\n  Run `spirit mail signin %d`, then add the calendar again.\n", a.Name, err, account)
+		return errProblems
+	case err != nil && c.ID == 0:
+		return err
+	case err != nil:
+		fmt.Fprintf(stdout, "Added %s (calendar %d), but its first sync failed: %v\n", calendarName(c), c.ID, err)
+		return errProblems
+	}
+	if name != "" {
+		fmt.Fprintln(stderr, "spirit: --name is not used for Outlook and Google calendars: they keep the service's name")
+	}
+	fmt.Fprintf(stdout, "Added %s (calendar %d): %d events.\n", calendarName(c), c.ID, res.Events)
+	if kind == store.CalendarGoogle && calendarID == "" {
+		if cals, err := calendar.CloudCalendars(ctx, a); err == nil && len(cals) > 1 {
+			fmt.Fprintln(stdout, "The account's other calendars (add one with --calendar ID):")
+			for _, o := range cals {
+				if o.ID != c.Source {
+					fmt.Fprintf(stdout, "  %s  %s\n", o.ID, o.Name)
+				}
+			}
+		}
+	}
+	if syncRunning(ctx, env.dir, (*api.Client).SyncCalendars) {
+		fmt.Fprintln(stdout, "The running Spirit is syncing it now.")
+	}
+	return nil
+}
+
+// cloudServiceName names a cloud calendar kind as the lawyer knows it.
+func cloudServiceName(kind string) string {
+	if kind == store.CalendarMicrosoft {
+		return "Microsoft 365"
+	}
+	return "Gmail"
+}
+
 func runCalendar(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprintln(stderr, calendarUsage)
@@ -75,6 +171,8 @@ func runCalendar(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	name := fs.String("name", "", "add: a name for the calendar")
 	useCalDAV := fs.Bool("caldav", false, "add: the URL is a CalDAV server or calendar")
 	user := fs.String("user", "", "add --caldav: the CalDAV user name")
+	account := fs.Int64("account", 0, "add microsoft|google: the mail account (see spirit mail list)")
+	calendarID := fs.String("calendar", "", "add google: the calendar's id or name (the main one by default)")
 	hours := fs.Int("hours", 24, "upcoming: how many hours ahead")
 	maxArgs := 1
 	switch sub {
@@ -110,8 +208,11 @@ func runCalendar(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	switch sub {
 	case "add":
 		if len(pos) != 1 {
-			fmt.Fprintln(stderr, "spirit: calendar add needs a FILE or a URL")
+			fmt.Fprintln(stderr, "spirit: calendar add needs a FILE, a URL, or microsoft|google --account ID")
 			return errUsage
+		}
+		if pos[0] == store.CalendarMicrosoft || pos[0] == store.CalendarGoogle {
+			return calendarAddCloud(ctx, env, pos[0], *account, *calendarID, *name, stdout, stderr)
 		}
 		return calendarAdd(ctx, env, pos[0], *name, *useCalDAV, *user, stdout, stderr)
 	case "list":
@@ -262,7 +363,7 @@ func calendarAdd(ctx context.Context, env *calendarEnv, arg, name string, useCal
 	}
 	failed := 0
 	for _, c := range added {
-		res, err := calendar.Sync(ctx, env.st, c, calendar.SyncOptions{HTTP: env.hc, Secrets: lazyCalendarSecrets{env}})
+		res, err := calendar.Sync(ctx, env.st, c, env.syncOptions())
 		if err != nil {
 			failed++
 			fmt.Fprintf(stdout, "Added %s (calendar %d), but its first sync failed: %v\n", calendarName(c), c.ID, err)
@@ -314,6 +415,9 @@ func calendarList(ctx context.Context, env *calendarEnv, stdout io.Writer) error
 		if c.Username != "" {
 			user = " as " + c.Username
 		}
+		if c.Account != 0 {
+			user = fmt.Sprintf(" of mail account %d", c.Account)
+		}
 		fmt.Fprintf(stdout, "%d  %-6s %s  %s%s  %d events  %s\n", c.ID, c.Kind, calendarName(c), c.Source, user, n, state)
 	}
 	return nil
@@ -330,11 +434,17 @@ func calendarSync(ctx context.Context, env *calendarEnv, only int64, stdout, std
 			continue
 		}
 		found = true
-		res, err := calendar.Sync(ctx, env.st, c, calendar.SyncOptions{HTTP: env.hc, Secrets: lazyCalendarSecrets{env}})
+		if store.CloudCalendar(c.Kind) {
+			fmt.Fprintf(stderr, "%s: reading…\n", calendarName(c))
+		}
+		res, err := calendar.Sync(ctx, env.st, c, env.syncOptions())
 		switch {
 		case err != nil:
 			failed++
 			fmt.Fprintf(stderr, "%s: %v\n", calendarName(c), err)
+			if errors.Is(err, calendar.ErrNoCalendarAccess) {
+				fmt.Fprintf(stderr, "  (spirit mail signin %d signs in again)\n", c.Account)
+			}
 		case res.Unchanged:
 			fmt.Fprintf(stdout, "%s: unchanged\n", calendarName(c))
 		default:

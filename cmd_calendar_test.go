@@ -15,6 +15,10 @@ import (
 	"time"
 
 	"github.com/spirit-app/spirit/agents/calendar/calendartest"
+	"github.com/spirit-app/spirit/agents/mail/accounts"
+	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/platform/secrets"
 )
 
 // icsAround is a calendar with a meeting two hours from now and another
@@ -230,5 +234,81 @@ func TestCalendarAddSyncsTheRunningSpirit(t *testing.T) {
 	out, err = runCal(t, other, "add", srv.URL+"/firm.ics")
 	if err != nil || strings.Contains(out, "running Spirit") {
 		t.Errorf("add without a running Spirit: %v\n%s", err, out)
+	}
+}
+
+// TestCalendarCloudCommands: `spirit calendar add microsoft|google
+// --account ID` against the Graph and Google fakes: refused with the
+// lawyer's sentence while the sign-in lacks calendars (nothing added),
+// added once signed in with them; list, sync and remove work on them.
+func TestCalendarCloudCommands(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	t.Setenv("XDG_RUNTIME_DIR", dir)
+	g := calendartest.StartGraph(t)
+	gg := calendartest.StartGoogle(t)
+	now := time.Now()
+	g.Put(calendartest.GraphEvent{ID: "e1", Subject: "SNDA call", Start: now.Add(2 * time.Hour), End: now.Add(3 * time.Hour),
+		Response: "accepted", Organizer: calendartest.GraphPerson{Name: "Marcy Howard", Address: "marcy@howardlaw.com"}})
+	gg.Put(calendartest.GoogleEvent{ID: "g1", Summary: "Estoppel review", Start: now.Add(3 * time.Hour), End: now.Add(4 * time.Hour)})
+	withKeys := func(f func(ix *index.Index, sec secrets.Store)) {
+		st, err := store.OpenDir(t.Context(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		sec, err := secrets.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f(index.New(st), sec)
+	}
+	withKeys(func(ix *index.Index, sec secrets.Store) {
+		g.Account(t, ix, sec, g.SignIn(false, "Mail.ReadWrite", "User.Read"))
+		gg.Account(t, ix, sec, gg.SignIn(false, calendartest.GoogleScopes...))
+	})
+	out, err := runCal(t, dir, "add", "microsoft", "--account", "1")
+	if !errors.Is(err, errProblems) || !strings.Contains(out, "this account's sign-in does not include calendar access yet: sign in to the mail account again to allow it") ||
+		!strings.Contains(out, "spirit mail signin 1") {
+		t.Fatalf("add without calendar access: %v\n%s", err, out)
+	}
+	if out, _ := runCal(t, dir, "list"); !strings.Contains(out, "No calendars") {
+		t.Fatalf("something was added: %s", out)
+	}
+	if _, err := runCal(t, dir, "add", "google", "--account", "1"); err == nil {
+		t.Error("a Microsoft account was added as Google")
+	}
+	if _, err := runCal(t, dir, "add", "microsoft"); !errors.Is(err, errUsage) {
+		t.Errorf("add microsoft without --account: %v", err)
+	}
+	// Signed in again, with calendars.
+	withKeys(func(_ *index.Index, sec secrets.Store) {
+		if err := accounts.SaveToken(t.Context(), sec, 1, g.SignIn(false, calendartest.GraphScopes...)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	out, err = runCal(t, dir, "add", "microsoft", "--account", "1")
+	if err != nil || !strings.Contains(out, "Added Calendar (dana@firm.com) (calendar 1): 1 events.") {
+		t.Fatalf("add microsoft: %v\n%s", err, out)
+	}
+	out, err = runCal(t, dir, "add", "google", "--account", "2")
+	if err != nil || !strings.Contains(out, "(calendar 2): 1 events.") || !strings.Contains(out, calendartest.Family+"  Family") {
+		t.Fatalf("add google: %v\n%s", err, out)
+	}
+	out, err = runCal(t, dir, "list")
+	if err != nil || !strings.Contains(out, "1  microsoft Calendar (dana@firm.com)") || !strings.Contains(out, "of mail account 2") {
+		t.Fatalf("list: %v\n%s", err, out)
+	}
+	out, err = runCal(t, dir, "upcoming")
+	if err != nil || !strings.Contains(out, "SNDA call  with Marcy Howard") || !strings.Contains(out, "Estoppel review") {
+		t.Fatalf("upcoming: %v\n%s", err, out)
+	}
+	out, err = runCal(t, dir, "sync")
+	if err != nil || !strings.Contains(out, "Calendar (dana@firm.com): unchanged") {
+		t.Fatalf("sync: %v\n%s", err, out)
+	}
+	out, err = runCal(t, dir, "remove", "1")
+	if err != nil || !strings.Contains(out, "Removed Calendar (dana@firm.com)") {
+		t.Fatalf("remove: %v\n%s", err, out)
 	}
 }

@@ -38,6 +38,8 @@ const mailUsage = `usage:
   spirit mail edit ID [--name NAME] [--address ADDR…]                 (all your addresses at the account)
   spirit mail edit ID [--add-address ADDR…] [--remove-address ADDR…]  (add or remove aliases)
                                    (the account's own address stays; mail already indexed is not downloaded again)
+  spirit mail signin ID                                               (sign in to a Microsoft 365 or Gmail account again,
+                                   e.g. to allow its calendars)
   spirit mail list                                                    (accounts with their addresses)
   spirit mail sync [ID]
   spirit mail search [--sender S] [--subject S] [WORDS…]
@@ -133,7 +135,7 @@ func runMail(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return mailAdd(ctx, rest, stdout, stderr)
 	case "edit":
 		return mailEdit(ctx, rest, stdout, stderr)
-	case "list", "sync", "search", "remove":
+	case "list", "sync", "search", "remove", "signin":
 	default:
 		fmt.Fprintln(stderr, mailUsage)
 		return errUsage
@@ -161,6 +163,13 @@ func runMail(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	switch sub {
 	case "list":
 		return mailList(ctx, env, stdout)
+	case "signin":
+		id, err := accountArg(pos)
+		if err != nil || id == 0 {
+			fmt.Fprintln(stderr, "spirit: mail signin needs an account id (see spirit mail list)")
+			return errUsage
+		}
+		return mailSignIn(ctx, env, id, stdout)
 	case "remove":
 		id, err := accountArg(pos)
 		if err != nil || id == 0 {
@@ -627,5 +636,25 @@ func mailEdit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(a.Addresses()) > 0 {
 		fmt.Fprintln(stdout, "Mail you sent from these addresses counts as yours, in mail already indexed too.")
 	}
+	return nil
+}
+
+// mailSignIn signs a Microsoft 365 or Gmail account in again, with every
+// scope Spirit asks for now (calendars too), and keeps the new token.
+func mailSignIn(ctx context.Context, env *mailEnv, id int64, stdout io.Writer) error {
+	a, err := accounts.SignInAgain(ctx, env.ix, lazySecrets{env}, id, func(msg, url string) {
+		fmt.Fprintln(stdout, msg)
+		if url != "" {
+			openBrowser(url)
+		}
+	})
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("there is no mail account %d; `spirit mail list` shows the accounts and their numbers", id)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "Signed in to %s again. Its calendars can be added with `spirit calendar add %s --account %d`.\n",
+		a.Name, map[string]string{index.KindGraph: store.CalendarMicrosoft, index.KindGmail: store.CalendarGoogle}[a.Kind], a.ID)
 	return nil
 }

@@ -47,10 +47,11 @@ Usage:
   spirit model download [NAME]    download a speech model (tiny.en, base.en, small.en)
   spirit autostart on|off|status  start Spirit when you log in, or not
   spirit provider set|show|test    the model provider (optional; keys go to the keychain)
-  spirit mail add|list|edit|sync|search|remove
+  spirit mail add|list|edit|signin|sync|search|remove
                                   mail accounts and the local mail index (spirit mail for help)
   spirit calendar add|list|sync|upcoming|remove
-                                  calendars: an .ics file, a subscription URL or CalDAV (spirit calendar for help)
+                                  calendars: an .ics file, a subscription URL, CalDAV, or the Outlook or
+                                  Google calendar of a mail account (spirit calendar for help)
   spirit agents list|show ID|cancel ID
                                   the task agents: what they do, their history; stop one
   spirit work list|add --cron SPEC --prompt TEXT|remove ID|run ID

@@ -141,7 +141,8 @@ func (p *calendarPart) Errors() map[int64]error {
 // against what the calendars now say.
 func (p *calendarPart) sync(ctx context.Context) {
 	now := p.now()
-	_, errs, err := calendar.SyncAll(ctx, p.c.store, calendar.SyncOptions{HTTP: p.hc, Secrets: coreSecrets{p.c.keys}, Now: now})
+	_, errs, err := calendar.SyncAll(ctx, p.c.store, calendar.SyncOptions{HTTP: p.hc, Secrets: coreSecrets{p.c.keys},
+		Cloud: cloudAuth(p.ix, p.c.keys, p.hc), Now: now})
 	if err != nil {
 		if ctx.Err() == nil {
 			p.log.Warn("calendar: sync", "err", err)
@@ -167,6 +168,70 @@ func (s coreSecrets) Get(ctx context.Context, key string) (string, error) {
 		return "", fmt.Errorf("keychain: %w", err)
 	}
 	return sec.Get(ctx, key)
+}
+
+// Set keeps a cloud calendar's refreshed sign-in.
+func (s coreSecrets) Set(ctx context.Context, key, value string) error {
+	sec, err := s.keys.secrets()
+	if err != nil {
+		return fmt.Errorf("keychain: %w", err)
+	}
+	return sec.Set(ctx, key, value)
+}
+
+func (s coreSecrets) Delete(ctx context.Context, key string) error {
+	sec, err := s.keys.secrets()
+	if err != nil {
+		return fmt.Errorf("keychain: %w", err)
+	}
+	return sec.Delete(ctx, key)
+}
+
+// Backend is where the keychain keeps its key, "" before it is opened.
+func (s coreSecrets) Backend() string {
+	sec, err := s.keys.secrets()
+	if err != nil {
+		return ""
+	}
+	return sec.Backend()
+}
+
+// cloudAuth reads Outlook and Google calendars with their mail account's
+// sign-in; the keychain opens at the first sync of one.
+func cloudAuth(ix *index.Index, keys *providers, hc *http.Client) calendar.MailAccounts {
+	return calendar.MailAccounts{Index: ix, Secrets: coreSecrets{keys}, HTTP: hc}
+}
+
+// AddCloudCalendar adds the Outlook calendar of Microsoft 365 mail
+// account account, or the Google calendar calendarID ("" for the main
+// one) of Gmail account account, syncs it once, records it in the world
+// log, and has the calendar part sync. A sign-in from before Spirit read
+// calendars adds nothing and is calendar.ErrNoCalendarAccess, whose text
+// is what the lawyer reads. Settings → Calendars calls it.
+func (c *Core) AddCloudCalendar(ctx context.Context, account int64, calendarID string) (store.Calendar, error) {
+	hc := &http.Client{Timeout: calendarHTTPWait}
+	auth := cloudAuth(index.New(c.store), c.keys, hc)
+	cal, _, err := calendar.AddCloudCalendar(ctx, c.store, auth, account, calendarID,
+		calendar.SyncOptions{HTTP: hc, Secrets: coreSecrets{c.keys}, Cloud: auth, Now: c.now()})
+	if cal.ID == 0 {
+		return store.Calendar{}, err
+	}
+	c.event(ctx, "user", fmt.Sprintf("calendar-%d", cal.ID), "added calendar "+cal.Name)
+	if c.calendar != nil {
+		c.calendar.SyncNow()
+	}
+	return cal, err
+}
+
+// CloudCalendars lists the calendars mail account account offers (Outlook's
+// main calendar, Google's calendar list), for Settings to choose from; a
+// sign-in without calendar access is calendar.ErrNoCalendarAccess.
+func (c *Core) CloudCalendars(ctx context.Context, account int64) ([]calendar.CloudCalendar, error) {
+	a, err := cloudAuth(index.New(c.store), c.keys, &http.Client{Timeout: calendarHTTPWait}).CloudAccount(ctx, account)
+	if err != nil {
+		return nil, err
+	}
+	return calendar.CloudCalendars(ctx, a)
 }
 
 // calendarEventsDir is where calendar_create_event saves an event as an
@@ -203,8 +268,9 @@ func calendarTools(st *store.Store, ix *index.Index, keys *providers, dataDir st
 	for _, t := range calendarWorkTools(st, ix, now) {
 		tools = append(tools, t)
 	}
-	return tools, []task.Write{caltools.CreateEvent{Calendars: calendarReader(st, ix, now), HTTP: &http.Client{Timeout: calendarHTTPWait},
-		Secrets: coreSecrets{keys}, Dir: calendarEventsDir(dataDir)}}
+	hc := &http.Client{Timeout: calendarHTTPWait}
+	return tools, []task.Write{caltools.CreateEvent{Calendars: calendarReader(st, ix, now), HTTP: hc,
+		Secrets: coreSecrets{keys}, Cloud: cloudAuth(ix, keys, hc), Dir: calendarEventsDir(dataDir)}}
 }
 
 // me is the lawyer as the mail accounts say: every address, and the first
