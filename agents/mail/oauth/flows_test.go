@@ -276,7 +276,8 @@ func (g *fakeGoogle) authorize(authURL string) (code string, q url.Values) {
 		"code_challenge_method": "S256",
 		"access_type":           "offline",
 		"prompt":                "consent",
-		"scope":                 oauth.GmailScopeReadonly + " " + oauth.GmailScopeCompose,
+		"scope": oauth.GmailScopeReadonly + " " + oauth.GmailScopeCompose + " " + oauth.GoogleScopeCalendarEvents + " " +
+			oauth.GoogleScopeCalendarListReadonly,
 	}
 	for k, v := range want {
 		if q.Get(k) != v {
