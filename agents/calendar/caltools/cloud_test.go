@@ -1,16 +1,13 @@
 package caltools
 
 import (
-	"context"
 	"encoding/json"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/spirit-app/spirit/agents/calendar"
 	"github.com/spirit-app/spirit/agents/calendar/calendartest"
-	"github.com/spirit-app/spirit/agents/llm"
 	"github.com/spirit-app/spirit/agents/llm/scripted"
 	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/agents/nudge"
@@ -64,15 +61,7 @@ func TestAgentBooksOnCloudCalendars(t *testing.T) {
 				scripted.ToolCalls(call("c1", CreateEventName, args)),
 				scripted.ToolCalls(call("c2", "request_approval", `{"action":"`+CreateEventName+`","args":`+args+`,"reason":"an hour with Marcy"}`)),
 			)
-			p := srv.Provider(t, "anthropic")
-			l := listener{nudges: make(chan store.Nudge, 16)}
-			runner := task.NewRunner(task.Options{Store: st, Listener: l, Now: create.Now, Log: slog.New(slog.DiscardHandler),
-				Provider: func(context.Context) (llm.Provider, string, error) { return p, "test-model", nil },
-				Writes:   []task.Write{create}})
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan struct{})
-			go func() { runner.Run(ctx); close(done) }()
-			t.Cleanup(func() { cancel(); <-done })
+			runner, l := startRunner(t, st, srv.Provider(t, "anthropic"), create)
 			if _, err := runner.Start(t.Context(), task.NewTask{Prompt: "book an hour with Marcy on Monday at 8", Origin: "typed"}); err != nil {
 				t.Fatal(err)
 			}

@@ -267,16 +267,7 @@ func TestAgentFindsAnHourAndBooksIt(t *testing.T) {
 				scripted.ToolCalls(call("c2", CreateEventName, args)),
 				scripted.ToolCalls(call("c3", "request_approval", `{"action":"`+CreateEventName+`","args":`+args+`,"reason":"an hour with Marcy"}`)),
 			)
-			p := srv.Provider(t, proto)
-			l := listener{nudges: make(chan store.Nudge, 16)}
-			runner := task.NewRunner(task.Options{Store: st, Listener: l, Now: create.Now, Log: slog.New(slog.DiscardHandler),
-				Provider: func(context.Context) (llm.Provider, string, error) { return p, "test-model", nil },
-				Tools:    []task.Tool{ListUpcoming{create.Calendars}, FindFreeSlots{create.Calendars}},
-				Writes:   []task.Write{create}})
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan struct{})
-			go func() { runner.Run(ctx); close(done) }()
-			t.Cleanup(func() { cancel(); <-done })
+			runner, l := startRunner(t, st, srv.Provider(t, proto), create, ListUpcoming{create.Calendars}, FindFreeSlots{create.Calendars})
 
 			if _, err := runner.Start(t.Context(), task.NewTask{Prompt: "find me an hour with Marcy next week", Origin: "voice"}); err != nil {
 				t.Fatal(err)
@@ -365,15 +356,7 @@ func TestAgentEventEditIsAChangeRequest(t *testing.T) {
 		scripted.ToolCalls(call("p", "submit_plan", map[string]any{"steps": []string{"Book an hour with approval"}})),
 		scripted.ToolCalls(call("c1", "request_approval", `{"action":"`+CreateEventName+`","args":`+args+`}`)),
 	)
-	p := srv.Provider(t, "openai")
-	l := listener{nudges: make(chan store.Nudge, 16)}
-	runner := task.NewRunner(task.Options{Store: st, Listener: l, Now: create.Now, Log: slog.New(slog.DiscardHandler),
-		Provider: func(context.Context) (llm.Provider, string, error) { return p, "test-model", nil },
-		Writes:   []task.Write{create}})
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { runner.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	runner, l := startRunner(t, st, srv.Provider(t, "openai"), create)
 	if _, err := runner.Start(t.Context(), task.NewTask{Prompt: "book an hour with Marcy on Monday", Origin: "bubble"}); err != nil {
 		t.Fatal(err)
 	}
@@ -402,4 +385,19 @@ func TestAgentEventEditIsAChangeRequest(t *testing.T) {
 	if files, _ := filepath.Glob(filepath.Join(create.Dir, "*")); len(files) != 0 {
 		t.Errorf("written without approval: %v", files)
 	}
+}
+
+// startRunner runs a task runner whose agents are p, with create as
+// their write and tools besides, until the test ends; l hears its nudges.
+func startRunner(t *testing.T, st *store.Store, p llm.Provider, create CreateEvent, tools ...task.Tool) (*task.Runner, listener) {
+	t.Helper()
+	l := listener{nudges: make(chan store.Nudge, 16)}
+	runner := task.NewRunner(task.Options{Store: st, Listener: l, Now: create.Now, Log: slog.New(slog.DiscardHandler),
+		Provider: func(context.Context) (llm.Provider, string, error) { return p, "test-model", nil },
+		Tools:    tools, Writes: []task.Write{create}})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { runner.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return runner, l
 }
