@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -536,4 +538,53 @@ func check(ok bool, format string, a ...any) string {
 		return ""
 	}
 	return fmt.Sprintf(format, a...)
+}
+
+// TestSignInAgainAllowsCalendars: a Gmail account signed in before Spirit
+// read calendars is refused; `spirit mail signin` (accounts.SignInAgain)
+// asks for the calendar scopes, and then the calendar is added.
+func TestSignInAgainAllowsCalendars(t *testing.T) {
+	ctx := t.Context()
+	st, ix, sec := cloudWorld(t)
+	g := calendartest.StartGoogle(t)
+	acct := g.Account(t, ix, sec, g.SignIn(false, calendartest.GoogleScopes[:2]...))
+	auth := MailAccounts{Index: ix, Secrets: sec}
+	if _, _, err := AddCloudCalendar(ctx, st, auth, acct.ID, "", SyncOptions{Cloud: auth, Now: cloudNow}); !errors.Is(err, ErrNoCalendarAccess) {
+		t.Fatalf("before signing in again: %v", err)
+	}
+	// The lawyer's browser: consent to what was asked, then the redirect.
+	redirected := make(chan error, 1)
+	var asked string
+	_, err := accounts.SignInAgain(ctx, ix, sec, acct.ID, func(_, consent string) {
+		u, err := url.Parse(consent)
+		if err != nil {
+			redirected <- err
+			return
+		}
+		q := u.Query()
+		asked = q.Get("scope")
+		back := q.Get("redirect_uri") + "/?state=" + url.QueryEscape(q.Get("state")) + "&code=" + g.Code(strings.Fields(asked)...)
+		go func() {
+			resp, err := http.Get(back)
+			if err == nil {
+				resp.Body.Close()
+			}
+			redirected <- err
+		}()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-redirected; err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"https://www.googleapis.com/auth/calendar.events", "https://www.googleapis.com/auth/calendar.calendarlist.readonly"} {
+		if !strings.Contains(asked, s) {
+			t.Errorf("the sign-in asked for %q, without %s", asked, s)
+		}
+	}
+	c, _, err := AddCloudCalendar(ctx, st, auth, acct.ID, "", SyncOptions{Cloud: auth, Now: cloudNow})
+	if err != nil || c.Source != calendartest.Primary {
+		t.Fatalf("after signing in again: %+v, %v", c, err)
+	}
 }

@@ -31,12 +31,13 @@ type tokens struct {
 	mu        sync.Mutex
 	access    map[string]grant
 	refresh   map[string][]string
+	codes     map[string][]string
 	n         int
 	refreshes int
 }
 
 func newTokens() *tokens {
-	return &tokens{access: map[string]grant{}, refresh: map[string][]string{}}
+	return &tokens{access: map[string]grant{}, refresh: map[string][]string{}, codes: map[string][]string{}}
 }
 
 // signIn issues a token as a finished sign-in would, granting scopes;
@@ -65,25 +66,52 @@ func (s *tokens) Refreshes() int {
 	return s.refreshes
 }
 
-// serveToken is the token endpoint.
+// Code is an authorization code, as the consent page would redirect
+// with, that the token endpoint exchanges for a grant of scopes.
+func (s *tokens) Code(scopes ...string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n++
+	code := fmt.Sprintf("code-%d", s.n)
+	s.codes[code] = scopes
+	return code
+}
+
+// serveToken is the token endpoint: refresh tokens and authorization
+// codes.
 func (s *tokens) serveToken(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil || r.PostForm.Get("grant_type") != "refresh_token" {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "unsupported_grant_type"})
+	if err := r.ParseForm(); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_request"})
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.refreshes++
-	scopes, ok := s.refresh[r.PostForm.Get("refresh_token")]
+	var scopes []string
+	var ok bool
+	switch r.PostForm.Get("grant_type") {
+	case "refresh_token":
+		s.refreshes++
+		scopes, ok = s.refresh[r.PostForm.Get("refresh_token")]
+	case "authorization_code":
+		scopes, ok = s.codes[r.PostForm.Get("code")]
+		delete(s.codes, r.PostForm.Get("code"))
+	default:
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "unsupported_grant_type"})
+		return
+	}
 	if !ok {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant", "error_description": "unknown refresh token"})
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant", "error_description": "unknown refresh token or code"})
 		return
 	}
 	s.n++
-	access := fmt.Sprintf("refreshed-access-%d", s.n)
+	access, refresh := fmt.Sprintf("refreshed-access-%d", s.n), fmt.Sprintf("new-refresh-%d", s.n)
 	s.access[access] = grant{scopes: scopes, expiry: time.Now().Add(time.Hour)}
-	writeJSON(w, http.StatusOK, map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": 3600,
-		"scope": strings.Join(scopes, " ")})
+	out := map[string]any{"access_token": access, "token_type": "Bearer", "expires_in": 3600, "scope": strings.Join(scopes, " ")}
+	if r.PostForm.Get("grant_type") == "authorization_code" {
+		s.refresh[refresh] = scopes
+		out["refresh_token"] = refresh
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // check reads the bearer token: 401 when unknown or expired, 403 when it
