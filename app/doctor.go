@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spirit-app/spirit/agents/calendar"
 	"github.com/spirit-app/spirit/agents/llm/setup"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app/settings"
@@ -92,6 +93,13 @@ func calendarsCheck(cals []store.Calendar, loc *time.Location) check {
 	c := check{name: "calendars", ok: state != "error", detail: detail}
 	if !c.ok {
 		c.fix = "`spirit calendar list` shows each calendar's error; fix the file, address or password, then `spirit calendar sync ID` (or remove it and add it again)"
+		for _, cal := range cals {
+			if cal.LastError == calendar.ErrNoCalendarAccess.Error() {
+				c.fix = fmt.Sprintf("sign in to the mail account again with `spirit mail signin %d` (allow its calendars), then `spirit calendar sync %d`",
+					cal.Account, cal.ID)
+				break
+			}
+		}
 	}
 	return c
 }

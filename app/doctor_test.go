@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/spirit-app/spirit/agents/calendar"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/agents/store/storetest"
 	"github.com/spirit-app/spirit/platform/secrets"
@@ -399,6 +400,7 @@ func TestDoctorCalendars(t *testing.T) {
 		add        []string // calendars to add
 		synced     bool     // each synced once
 		failing    string   // one whose last sync failed
+		failure    string   // its error ("401 Unauthorized" when empty)
 		wantOK     bool
 		wantDetail string
 		wantFix    string
@@ -408,6 +410,9 @@ func TestDoctorCalendars(t *testing.T) {
 		{name: "synced", add: []string{"Work", "Court dates"}, synced: true, wantOK: true, wantDetail: "2 calendars, synced "},
 		{name: "one failed", add: []string{"Work", "Court dates"}, synced: true, failing: "Court dates",
 			wantDetail: "Court dates: 401 Unauthorized", wantFix: "spirit calendar sync ID"},
+		{name: "no calendar access", add: []string{"Work"}, synced: true, failing: "Work", failure: calendar.ErrNoCalendarAccess.Error(),
+			wantDetail: "Work: this account's sign-in does not include calendar access yet: sign in to the mail account again to allow it",
+			wantFix:    "spirit mail signin 0"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -426,7 +431,11 @@ func TestDoctorCalendars(t *testing.T) {
 					}
 				}
 				if name == tc.failing {
-					if err := st.SetCalendarError(t.Context(), c.ID, "401 Unauthorized"); err != nil {
+					failure := tc.failure
+					if failure == "" {
+						failure = "401 Unauthorized"
+					}
+					if err := st.SetCalendarError(t.Context(), c.ID, failure); err != nil {
 						t.Fatal(err)
 					}
 				}
