@@ -387,6 +387,44 @@ type cloudChanges struct {
 	next    string   // delta link or sync token
 }
 
+// add gathers one listed event: gone (an instance, or a whole series by
+// its id), or read by cloud. An entry without an id is passed over.
+func (ch *cloudChanges) add(id string, gone bool, cloud func() (cloudEvent, error)) error {
+	switch {
+	case id == "":
+	case gone:
+		ch.removed = append(ch.removed, id)
+	default:
+		e, err := cloud()
+		if err != nil {
+			return fmt.Errorf("event %s: %w", id, err)
+		}
+		ch.events = append(ch.events, e)
+	}
+	return nil
+}
+
+// pageThrough reads a listing page by page from cursor: page gathers one
+// page into ch and returns the next page's cursor (a link, a page token),
+// or "" on the last page, having set ch.next, where the next sync starts.
+func pageThrough(service string, maxPages int, cursor string, page func(cursor string, ch *cloudChanges) (string, error)) (cloudChanges, error) {
+	var ch cloudChanges
+	for range maxPages {
+		next, err := page(cursor, &ch)
+		switch {
+		case err != nil:
+			return cloudChanges{}, err
+		case next != "":
+			cursor = next
+		case ch.next == "":
+			return cloudChanges{}, fmt.Errorf("%s: a last page without where the next sync starts", service)
+		default:
+			return ch, nil
+		}
+	}
+	return cloudChanges{}, fmt.Errorf("%s: more than %d pages of events", service, maxPages)
+}
+
 // store applies what a cloud sync read: a whole read replaces the
 // calendar's events, changes update them.
 func (ch cloudChanges) store(ctx context.Context, st *store.Store, c store.Calendar, me string, now time.Time, whole bool) (SyncResult, error) {

@@ -338,7 +338,7 @@ func TestGoogleCalendar(t *testing.T) {
 	if res.Events != 26 || g.Refreshes() != 1 {
 		t.Errorf("first sync %+v with %d refreshes, want 26 events and 1 refresh", res, g.Refreshes())
 	}
-	if qs := g.Queries(); len(qs) != 3 || !strings.Contains(qs[0], "singleEvents=true") || !strings.Contains(qs[0], "timeMin=2026-10-30T12") ||
+	if qs := g.Requests(); len(qs) != 3 || !strings.Contains(qs[0], "singleEvents=true") || !strings.Contains(qs[0], "timeMin=2026-10-30T12") ||
 		!strings.Contains(qs[1], "pageToken") {
 		t.Errorf("events.list queries %q", qs)
 	}
@@ -373,7 +373,7 @@ func TestGoogleCalendar(t *testing.T) {
 	if !res.Incremental || res.Events != 1 || res.Removed != 1 {
 		t.Errorf("sync by token %+v", res)
 	}
-	if q := g.Queries()[len(g.Queries())-1]; !strings.Contains(q, "syncToken=") || strings.Contains(q, "timeMin") {
+	if q := g.Requests()[len(g.Requests())-1]; !strings.Contains(q, "syncToken=") || strings.Contains(q, "timeMin") {
 		t.Errorf("the second sync asked %q", q)
 	}
 	occs = upcomingByKey(t, st)

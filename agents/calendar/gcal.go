@@ -164,37 +164,23 @@ func syncGoogle(ctx context.Context, st *store.Store, c store.Calendar, a CloudA
 // googleList pages through events.list with q, gathering the events and
 // the cancelled ones (an instance, or a whole series by its id).
 func googleList(ctx context.Context, a CloudAccount, calendarID string, q url.Values) (cloudChanges, error) {
-	var ch cloudChanges
 	q.Set("maxResults", fmt.Sprint(googlePageSize))
-	for range googleMaxPages {
+	return pageThrough("Google Calendar", googleMaxPages, "", func(token string, ch *cloudChanges) (string, error) {
+		if token != "" {
+			q.Set("pageToken", token)
+		}
 		var page googlePage
 		if err := a.API.DoJSON(ctx, http.MethodGet, googleEventsURL(a, calendarID)+"?"+q.Encode(), nil, nil, &page); err != nil {
-			return cloudChanges{}, err
+			return "", err
 		}
 		for _, g := range page.Items {
-			switch {
-			case g.ID == "":
-			case g.Status == "cancelled":
-				ch.removed = append(ch.removed, g.ID)
-			default:
-				e, err := g.cloud()
-				if err != nil {
-					return cloudChanges{}, fmt.Errorf("Google event %s: %w", g.ID, err)
-				}
-				ch.events = append(ch.events, e)
+			if err := ch.add(g.ID, g.Status == "cancelled", g.cloud); err != nil {
+				return "", err
 			}
 		}
-		switch {
-		case page.NextPageToken != "":
-			q.Set("pageToken", page.NextPageToken)
-		case page.NextSyncToken != "":
-			ch.next = page.NextSyncToken
-			return ch, nil
-		default:
-			return cloudChanges{}, errors.New("Google Calendar: a last page without a sync token")
-		}
-	}
-	return cloudChanges{}, fmt.Errorf("Google Calendar: more than %d pages of events", googleMaxPages)
+		ch.next = page.NextSyncToken
+		return page.NextPageToken, nil
+	})
 }
 
 // googleCalendars is the account's calendar list.

@@ -218,38 +218,24 @@ func syncGraph(ctx context.Context, st *store.Store, c store.Calendar, a CloudAc
 // graphDelta follows a delta query from link through its next links to
 // the delta link, gathering the events and the removals.
 func graphDelta(ctx context.Context, a CloudAccount, link string) (cloudChanges, error) {
-	var ch cloudChanges
-	for range graphMaxPages {
+	return pageThrough("Graph", graphMaxPages, link, func(link string, ch *cloudChanges) (string, error) {
 		var page graphPage
 		if err := a.API.DoJSON(ctx, http.MethodGet, link, graphHeader(), nil, &page); err != nil {
-			return cloudChanges{}, err
+			return "", err
 		}
 		for _, g := range page.Value {
-			switch {
-			case g.ID == "":
-			case g.Removed != nil:
-				ch.removed = append(ch.removed, g.ID)
-			case g.Type == "seriesMaster":
-				// The view lists the series' instances themselves.
-			default:
-				e, err := g.cloud()
-				if err != nil {
-					return cloudChanges{}, fmt.Errorf("Graph event %s: %w", g.ID, err)
-				}
-				ch.events = append(ch.events, e)
+			// The view lists a series' instances; the master itself is
+			// not one.
+			if g.Type == "seriesMaster" && g.Removed == nil {
+				continue
+			}
+			if err := ch.add(g.ID, g.Removed != nil, g.cloud); err != nil {
+				return "", err
 			}
 		}
-		switch {
-		case page.NextLink != "":
-			link = page.NextLink
-		case page.DeltaLink != "":
-			ch.next = page.DeltaLink
-			return ch, nil
-		default:
-			return cloudChanges{}, errors.New("Graph: a delta page with neither a next link nor a delta link")
-		}
-	}
-	return cloudChanges{}, fmt.Errorf("Graph: more than %d pages of events", graphMaxPages)
+		ch.next = page.DeltaLink
+		return page.NextLink, nil
+	})
 }
 
 // graphCalendars is the main Outlook calendar, the one Spirit reads.

@@ -169,3 +169,39 @@ func (g *Google) Account(t testing.TB, ix *index.Index, sec secrets.Store, tok *
 	return addAccount(t, ix, sec, index.KindGmail, Primary,
 		accounts.OAuthConfig{ClientID: ClientID, CalendarURL: g.BaseURL, TokenURL: g.URL + "/token"}, tok)
 }
+
+// journal is what a fake keeps of the client's requests: the query
+// strings of its reads and the bodies of the events it created.
+type journal struct {
+	mu      sync.Mutex
+	asked   []string
+	created []json.RawMessage
+}
+
+func (j *journal) ask(query string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.asked = append(j.asked, query)
+}
+
+// create records a created event's body and returns its number, from 1.
+func (j *journal) create(body json.RawMessage) int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.created = append(j.created, body)
+	return len(j.created)
+}
+
+// Requests lists the query strings of the event reads so far.
+func (j *journal) Requests() []string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return slices.Clone(j.asked)
+}
+
+// Created is the bodies of the events created.
+func (j *journal) Created() []json.RawMessage {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return slices.Clone(j.created)
+}

@@ -30,13 +30,12 @@ type Google struct {
 	// PageSize caps a page below maxResults (10).
 	PageSize int
 	*tokens
+	journal
 
-	mu      sync.Mutex
-	seq     int
-	events  map[string]*googleEntry
-	forget  int
-	created []json.RawMessage
-	queries []string
+	mu     sync.Mutex
+	seq    int
+	events map[string]*googleEntry
+	forget int
 }
 
 type googleEntry struct {
@@ -148,20 +147,6 @@ func (g *Google) ForgetSyncTokens() {
 	g.forget = g.seq + 1
 }
 
-// Created is the bodies of events.insert.
-func (g *Google) Created() []json.RawMessage {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return slices.Clone(g.created)
-}
-
-// Queries lists the events.list query strings so far.
-func (g *Google) Queries() []string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return slices.Clone(g.queries)
-}
-
 func googleError(w http.ResponseWriter, status int, reason, msg string) {
 	writeJSON(w, status, map[string]any{"error": map[string]any{"code": status, "message": msg,
 		"errors": []map[string]string{{"message": msg, "domain": "global", "reason": reason}}}})
@@ -202,9 +187,9 @@ func (g *Google) list(w http.ResponseWriter, r *http.Request) {
 	}
 	cal := r.PathValue("id")
 	q := r.URL.Query()
+	g.ask(r.URL.RawQuery)
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.queries = append(g.queries, r.URL.RawQuery)
 	if q.Get("singleEvents") != "true" {
 		googleError(w, http.StatusBadRequest, "badRequest", "the fake serves expanded instances only (singleEvents=true)")
 		return
@@ -350,10 +335,7 @@ func (g *Google) insert(w http.ResponseWriter, r *http.Request) {
 		googleError(w, http.StatusBadRequest, "invalid", "bad time")
 		return
 	}
-	g.mu.Lock()
-	g.created = append(g.created, raw)
-	id := fmt.Sprintf("created%d", len(g.created))
-	g.mu.Unlock()
+	id := fmt.Sprintf("created%d", g.create(raw))
 	ev := GoogleEvent{ID: id, Calendar: r.PathValue("id"), Summary: body.Summary, Start: start, End: end,
 		Organizer: GooglePerson{Email: Primary, Self: true}}
 	for _, a := range body.Attendees {

@@ -30,13 +30,12 @@ type Graph struct {
 	// PageSize caps a delta page below what the client asks (10).
 	PageSize int
 	*tokens
+	journal
 
-	mu      sync.Mutex
-	seq     int
-	events  map[string]*graphEntry
-	forget  int // delta links from before this change are refused
-	created []json.RawMessage
-	paths   []string
+	mu     sync.Mutex
+	seq    int
+	events map[string]*graphEntry
+	forget int // delta links from before this change are refused
 }
 
 type graphEntry struct {
@@ -86,7 +85,7 @@ func StartGraph(t testing.TB) *Graph {
 	mux.HandleFunc("POST /token", g.serveToken)
 	mux.HandleFunc("GET /v1.0/me/calendar", g.calendar)
 	mux.HandleFunc("GET /v1.0/me/calendarView/delta", g.delta)
-	mux.HandleFunc("POST /v1.0/me/events", g.create)
+	mux.HandleFunc("POST /v1.0/me/events", g.createEvent)
 	g.Server = httptest.NewServer(mux)
 	g.BaseURL = g.URL + "/v1.0"
 	t.Cleanup(g.Close)
@@ -127,20 +126,6 @@ func (g *Graph) ForgetDeltaLinks() {
 	g.forget = g.seq + 1
 }
 
-// Created is the bodies of POST /me/events.
-func (g *Graph) Created() []json.RawMessage {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return slices.Clone(g.created)
-}
-
-// Requests lists the delta requests' query strings so far.
-func (g *Graph) Requests() []string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return slices.Clone(g.paths)
-}
-
 func graphError(w http.ResponseWriter, status int, code, msg string) {
 	writeJSON(w, status, map[string]any{"error": map[string]any{"code": code, "message": msg,
 		"innerError": map[string]string{"request-id": "fake-request"}}})
@@ -179,9 +164,9 @@ func (g *Graph) delta(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
+	g.ask(r.URL.RawQuery)
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	g.paths = append(g.paths, r.URL.RawQuery)
 	var st deltaState
 	switch {
 	case q.Get("$skiptoken") != "" || q.Get("$deltatoken") != "":
@@ -303,7 +288,7 @@ func (ev GraphEvent) json(utc bool) map[string]any {
 	return m
 }
 
-func (g *Graph) create(w http.ResponseWriter, r *http.Request) {
+func (g *Graph) createEvent(w http.ResponseWriter, r *http.Request) {
 	if !g.auth(w, r, "Calendars.ReadWrite") {
 		return
 	}
@@ -332,10 +317,7 @@ func (g *Graph) create(w http.ResponseWriter, r *http.Request) {
 		graphError(w, http.StatusBadRequest, "ErrorInvalidRequest", "bad time")
 		return
 	}
-	g.mu.Lock()
-	g.created = append(g.created, raw)
-	id := fmt.Sprintf("AAMkCreated%d", len(g.created))
-	g.mu.Unlock()
+	id := fmt.Sprintf("AAMkCreated%d", g.create(raw))
 	ev := GraphEvent{ID: id, Subject: body.Subject, Start: start, End: end, Response: "organizer",
 		Organizer: GraphPerson{Name: "Dana", Address: "dana@firm.com"}}
 	for _, a := range body.Attendees {
