@@ -312,4 +312,13 @@ func TestCalendarCloudCommands(t *testing.T) {
 	if err != nil || !strings.Contains(out, "Removed Calendar (dana@firm.com)") {
 		t.Fatalf("remove: %v\n%s", err, out)
 	}
+	// Removing the Gmail account removes its calendar.
+	var mout, merr bytes.Buffer
+	if err := runMail(t.Context(), []string{"remove", "2", "--data-dir", dir}, &mout, &merr); err != nil ||
+		!strings.Contains(mout.String(), "its calendars (dana@gmail.com (dana@gmail.com)) with their events") {
+		t.Fatalf("mail remove: %v\n%s%s", err, mout.String(), merr.String())
+	}
+	if out, _ := runCal(t, dir, "list"); !strings.Contains(out, "No calendars") {
+		t.Errorf("calendars after the account went:\n%s", out)
+	}
 }

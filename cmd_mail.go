@@ -184,8 +184,24 @@ func runMail(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err != nil {
 			return err
 		}
+		// Its Outlook or Google calendars go with it (they read with its
+		// sign-in): say so.
+		cals, err := env.st.Calendars(ctx)
+		if err != nil {
+			return err
+		}
+		var gone []string
+		for _, c := range cals {
+			if c.Account == id {
+				gone = append(gone, calendarName(c))
+			}
+		}
 		if err := accounts.Remove(ctx, env.ix, sec, id); err != nil {
 			return err
+		}
+		if len(gone) > 0 {
+			fmt.Fprintf(stdout, "Removed %s, its indexed mail, and its calendars (%s) with their events.\n", a.Name, strings.Join(gone, ", "))
+			return nil
 		}
 		fmt.Fprintf(stdout, "Removed %s and its indexed mail.\n", a.Name)
 		return nil
