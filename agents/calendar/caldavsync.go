@@ -105,8 +105,10 @@ func (d *CalDAV) Changes(ctx context.Context, path, token string) (changed, remo
 	ms, status, b, err := d.davRequest(ctx, "REPORT", path, "", body.String())
 	switch {
 	case err == nil:
-	case status == http.StatusUnauthorized || status == 0 || status >= 500 && !bytes.Contains(b, []byte("valid-sync-token")):
-		// Not a refusal of the token: the sync fails and is tried again.
+	case status == http.StatusUnauthorized || status == 0 ||
+		status >= 500 && status != http.StatusNotImplemented && !bytes.Contains(b, []byte("valid-sync-token")):
+		// Not a refusal of the token (a wrong password, a server down): the
+		// sync fails and is tried again. 501 is a server without the report.
 		return nil, nil, "", fmt.Errorf("caldav: sync-collection: %w", err)
 	default:
 		return nil, nil, "", fmt.Errorf("%w: %v", ErrSyncTokenRefused, err)

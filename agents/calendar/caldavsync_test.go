@@ -1,9 +1,11 @@
 package calendar
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -146,4 +148,74 @@ func TestCalDAVSyncToken(t *testing.T) {
 	if c, _ = st.Calendar(ctx, c.ID); strings.HasSuffix(c.SyncToken, strings.Repeat("0", 64)) || c.SyncToken == "" {
 		t.Errorf("token after a whole read: %q", c.SyncToken)
 	}
+}
+
+// TestCalDAVSyncAnswers table-tests how a server's answers to the sync
+// token's PROPFIND and to sync-collection are read: a server without
+// tokens, a refused token (valid-sync-token), a server that cannot answer
+// the report, and failures that are not about the token.
+func TestCalDAVSyncAnswers(t *testing.T) {
+	const noToken = `<?xml version="1.0"?><d:multistatus xmlns:d="DAV:"><d:response><d:href>/c/</d:href>` +
+		`<d:propstat><d:prop><d:sync-token/></d:prop><d:status>HTTP/1.1 404 Not Found</d:status></d:propstat></d:response></d:multistatus>`
+	const changes = `<?xml version="1.0"?><d:multistatus xmlns:d="DAV:"><d:sync-token>t2</d:sync-token>` +
+		`<d:response><d:href>/c/</d:href><d:propstat><d:prop/><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>` +
+		`<d:response><d:href>/c/a%20b.ics</d:href><d:propstat><d:prop><d:getetag>"1"</d:getetag></d:prop><d:status>HTTP/1.1 200 OK</d:status></d:propstat></d:response>` +
+		`<d:response><d:href>http://x/c/gone.ics</d:href><d:status>HTTP/1.1 404 Not Found</d:status></d:response></d:multistatus>`
+	for _, tc := range []struct {
+		name    string
+		status  int
+		body    string
+		token   string // SyncToken's answer
+		changed string // Changes' answer: changed|removed|next
+		refused bool   // Changes says ErrSyncTokenRefused
+		failed  bool   // Changes fails otherwise
+	}{
+		{name: "no sync tokens", status: http.StatusMultiStatus, body: noToken, token: "", refused: true},
+		{name: "changes", status: http.StatusMultiStatus, body: changes, changed: "/c/a b.ics|/c/gone.ics|t2"},
+		{name: "token refused", status: http.StatusForbidden, body: `<d:error xmlns:d="DAV:"><d:valid-sync-token/></d:error>`, refused: true},
+		{name: "token refused with 409", status: http.StatusConflict, body: `<d:error xmlns:d="DAV:"><d:valid-sync-token/></d:error>`, refused: true},
+		{name: "report not implemented", status: http.StatusNotImplemented, body: "", refused: true},
+		{name: "server down", status: http.StatusBadGateway, body: "", failed: true},
+		{name: "report unknown", status: http.StatusBadRequest, body: "unknown report", refused: true},
+		{name: "password wrong", status: http.StatusUnauthorized, body: "", failed: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptestServer(t, tc.status, tc.body)
+			d, err := NewCalDAV(srv.Client(), srv.URL+"/c/", "", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.status == http.StatusMultiStatus {
+				if tok, err := d.SyncToken(t.Context(), "/c/"); err != nil || (tc.token == "" && tok != "" && tc.changed == "") {
+					t.Errorf("SyncToken = %q, %v", tok, err)
+				}
+			}
+			changed, removed, next, err := d.Changes(t.Context(), "/c/", "t1")
+			switch {
+			case tc.refused:
+				if !errors.Is(err, ErrSyncTokenRefused) {
+					t.Errorf("Changes: %v, want the token refused", err)
+				}
+			case tc.failed:
+				if err == nil || errors.Is(err, ErrSyncTokenRefused) {
+					t.Errorf("Changes: %v, want a failure that is not a refused token", err)
+				}
+			default:
+				if got := strings.Join(changed, ",") + "|" + strings.Join(removed, ",") + "|" + next; err != nil || got != tc.changed {
+					t.Errorf("Changes = %q, %v; want %q", got, err, tc.changed)
+				}
+			}
+		})
+	}
+}
+
+func httptestServer(t *testing.T, status int, body string) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/xml; charset=utf-8")
+		w.WriteHeader(status)
+		io.WriteString(w, body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
 }
