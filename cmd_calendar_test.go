@@ -289,7 +289,7 @@ func TestCalendarCloudCommands(t *testing.T) {
 		}
 	})
 	out, err = runCal(t, dir, "add", "microsoft", "--account", "1")
-	if err != nil || !strings.Contains(out, "Added Calendar (dana@firm.com) (calendar 1): 1 events.") {
+	if err != nil || !strings.Contains(out, "Added Outlook Calendar (dana@firm.com) (calendar 1): 1 events.") {
 		t.Fatalf("add microsoft: %v\n%s", err, out)
 	}
 	out, err = runCal(t, dir, "add", "google", "--account", "2")
@@ -297,7 +297,7 @@ func TestCalendarCloudCommands(t *testing.T) {
 		t.Fatalf("add google: %v\n%s", err, out)
 	}
 	out, err = runCal(t, dir, "list")
-	if err != nil || !strings.Contains(out, "1  microsoft Calendar (dana@firm.com)") || !strings.Contains(out, "of mail account 2") {
+	if err != nil || !strings.Contains(out, "1  microsoft Outlook Calendar (dana@firm.com)") || !strings.Contains(out, "of mail account 2") {
 		t.Fatalf("list: %v\n%s", err, out)
 	}
 	out, err = runCal(t, dir, "upcoming")
@@ -305,17 +305,17 @@ func TestCalendarCloudCommands(t *testing.T) {
 		t.Fatalf("upcoming: %v\n%s", err, out)
 	}
 	out, err = runCal(t, dir, "sync")
-	if err != nil || !strings.Contains(out, "Calendar (dana@firm.com): unchanged") {
+	if err != nil || !strings.Contains(out, "Outlook Calendar (dana@firm.com): unchanged") {
 		t.Fatalf("sync: %v\n%s", err, out)
 	}
 	out, err = runCal(t, dir, "remove", "1")
-	if err != nil || !strings.Contains(out, "Removed Calendar (dana@firm.com)") {
+	if err != nil || !strings.Contains(out, "Removed Outlook Calendar (dana@firm.com)") {
 		t.Fatalf("remove: %v\n%s", err, out)
 	}
 	// Removing the Gmail account removes its calendar.
 	var mout, merr bytes.Buffer
 	if err := runMail(t.Context(), []string{"remove", "2", "--data-dir", dir}, &mout, &merr); err != nil ||
-		!strings.Contains(mout.String(), "its calendars (dana@gmail.com (dana@gmail.com)) with their events") {
+		!strings.Contains(mout.String(), "its calendars (Google Calendar (dana@gmail.com)) with their events") {
 		t.Fatalf("mail remove: %v\n%s%s", err, mout.String(), merr.String())
 	}
 	if out, _ := runCal(t, dir, "list"); !strings.Contains(out, "No calendars") {

@@ -217,11 +217,7 @@ func AddCloudCalendar(ctx context.Context, st *store.Store, auth CloudAuth, acco
 	if err != nil {
 		return store.Calendar{}, SyncResult{}, err
 	}
-	name := pick.Name
-	if a.Address != "" {
-		name += " (" + a.Address + ")"
-	}
-	c, err := st.AddCalendar(ctx, store.Calendar{Kind: a.Kind, Source: pick.ID, Name: name, Account: a.ID})
+	c, err := st.AddCalendar(ctx, store.Calendar{Kind: a.Kind, Source: pick.ID, Name: CloudCalendarName(a.Kind, pick.Name, a.Address), Account: a.ID})
 	if err != nil {
 		return store.Calendar{}, SyncResult{}, err
 	}
@@ -235,6 +231,23 @@ func AddCloudCalendar(ctx context.Context, st *store.Store, auth CloudAuth, acco
 		return store.Calendar{}, SyncResult{}, ErrNoCalendarAccess
 	}
 	return c, res, err
+}
+
+// CloudCalendarName is how a cloud calendar is listed: its name at the
+// service, said as the lawyer knows it (Outlook's main calendar is
+// "Calendar", Google's main one is named after the address), and the
+// account's address.
+func CloudCalendarName(kind, name, address string) string {
+	switch {
+	case kind == store.CalendarMicrosoft && (name == "" || strings.EqualFold(name, "Calendar")):
+		name = "Outlook Calendar"
+	case kind == store.CalendarGoogle && (name == "" || strings.EqualFold(name, address)):
+		name = "Google Calendar"
+	}
+	if address == "" {
+		return name
+	}
+	return name + " (" + address + ")"
 }
 
 // pickCloudCalendar finds id among cals ("" picks the main calendar).

@@ -130,7 +130,7 @@ func TestGraphCalendar(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Kind != store.CalendarMicrosoft || c.Name != "Calendar (dana@firm.com)" || c.Account != acct.ID || c.Source != "AAMkMainCalendar" {
+	if c.Kind != store.CalendarMicrosoft || c.Name != "Outlook Calendar (dana@firm.com)" || c.Account != acct.ID || c.Source != "AAMkMainCalendar" {
 		t.Errorf("added %+v", c)
 	}
 	if res.Events != 29 || res.Incremental {
@@ -332,7 +332,7 @@ func TestGoogleCalendar(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Kind != store.CalendarGoogle || c.Source != calendartest.Primary || c.Name != "dana@gmail.com (dana@gmail.com)" {
+	if c.Kind != store.CalendarGoogle || c.Source != calendartest.Primary || c.Name != "Google Calendar (dana@gmail.com)" {
 		t.Errorf("added %+v", c)
 	}
 	if res.Events != 26 || g.Refreshes() != 1 {
@@ -509,6 +509,20 @@ func TestCloudMappings(t *testing.T) {
 			}
 			if msg := tc.want(e); msg != "" {
 				t.Error(msg)
+			}
+		})
+	}
+
+	for _, tc := range []struct{ name, kind, calendar, address, want string }{
+		{"Outlook's main calendar", store.CalendarMicrosoft, "Calendar", "dana@firm.com", "Outlook Calendar (dana@firm.com)"},
+		{"another Outlook name", store.CalendarMicrosoft, "Court dates", "dana@firm.com", "Court dates (dana@firm.com)"},
+		{"Google's main calendar", store.CalendarGoogle, "Dana@Gmail.com", "dana@gmail.com", "Google Calendar (dana@gmail.com)"},
+		{"a shared Google calendar", store.CalendarGoogle, "Family", "dana@gmail.com", "Family (dana@gmail.com)"},
+		{"no address", store.CalendarGoogle, "Family", "", "Family"},
+	} {
+		t.Run("name/"+tc.name, func(t *testing.T) {
+			if got := CloudCalendarName(tc.kind, tc.calendar, tc.address); got != tc.want {
+				t.Errorf("CloudCalendarName = %q, want %q", got, tc.want)
 			}
 		})
 	}
