@@ -250,3 +250,52 @@ func TestCloudCalendarChanges(t *testing.T) {
 		t.Fatalf("%d events left", n)
 	}
 }
+
+// TestCalendarMigration12 migrates a version-11 file holding a CalDAV
+// calendar with an event and a removed calendar's used id: the calendar
+// and its event stay, its sync token too, and the removed id is not
+// handed out again.
+func TestCalendarMigration12(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), FileName)
+	db := rawDB(t, path)
+	if err := MigrateTo(ctx, db, 11); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO calendars (id, kind, source, name, username, sync_token, created) VALUES (1, 'caldav', 'https://dav/x/', 'Work', 'dana', 'tok-1', 0)`,
+		`INSERT INTO calendars (id, kind, source, created) VALUES (2, 'file', '/gone.ics', 0)`,
+		`DELETE FROM calendars WHERE id = 2`,
+		`INSERT INTO calendar_events (calendar_id, uid, starts, ends, raw) VALUES (1, 'u1', 0, 1, 'BEGIN:VCALENDAR')`,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c, err := s.Calendar(ctx, 1)
+	if err != nil || c.Name != "Work" || c.SyncToken != "tok-1" || c.Username != "dana" || c.Account != 0 {
+		t.Fatalf("calendar after migration: %+v, %v", c, err)
+	}
+	if n, _ := s.CountCalendarEvents(ctx, 1); n != 1 {
+		t.Fatalf("%d events after migration, want 1", n)
+	}
+	added, err := s.AddCalendar(ctx, Calendar{Kind: CalendarFile, Source: "/new.ics"})
+	if err != nil || added.ID != 3 {
+		t.Fatalf("a new calendar got id %d (%v), want 3", added.ID, err)
+	}
+	// Removing the calendar still removes its events.
+	if err := s.RemoveCalendar(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := s.CountCalendarEvents(ctx, 0); n != 0 {
+		t.Fatalf("%d events left after their calendar went", n)
+	}
+}
