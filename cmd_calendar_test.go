@@ -312,6 +312,14 @@ func TestCalendarCloudCommands(t *testing.T) {
 	if err != nil || !strings.Contains(out, "Removed Outlook Calendar (dana@firm.com)") {
 		t.Fatalf("remove: %v\n%s", err, out)
 	}
+	// Signing in again names a wrong account plainly.
+	var sout, serr bytes.Buffer
+	if err := runMail(t.Context(), []string{"signin", "9", "--data-dir", dir}, &sout, &serr); err == nil || !strings.Contains(err.Error(), "no mail account 9") {
+		t.Errorf("mail signin 9: %v", err)
+	}
+	if err := runMail(t.Context(), []string{"signin", "--data-dir", dir}, &sout, &serr); !errors.Is(err, errUsage) {
+		t.Errorf("mail signin without an id: %v", err)
+	}
 	// Removing the Gmail account removes its calendar.
 	var mout, merr bytes.Buffer
 	if err := runMail(t.Context(), []string{"remove", "2", "--data-dir", dir}, &mout, &merr); err != nil ||
