@@ -447,6 +447,8 @@ func calendarSync(ctx context.Context, env *calendarEnv, only int64, stdout, std
 			}
 		case res.Unchanged:
 			fmt.Fprintf(stdout, "%s: unchanged\n", calendarName(c))
+		case res.Incremental:
+			fmt.Fprintf(stdout, "%s: %d events changed, %d removed\n", calendarName(c), res.Events, res.Removed)
 		default:
 			fmt.Fprintf(stdout, "%s: %d events\n", calendarName(c), res.Events)
 		}
