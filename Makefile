@@ -7,6 +7,13 @@ GO      ?= $(shell command -v go || echo /usr/local/go/bin/go)
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 TAGS    := sqlite_fts5
 export GOFLAGS := -tags=$(TAGS)
+# Fyne's event loop, patched to rest when nothing happens instead of
+# polling at 60 Hz (build/fyne/README.md): build/fyne-patch.sh makes the
+# patched copy of Fyne under SPIRIT_CACHE and prints a go.work that uses
+# it, which every go command below gets through GOWORK. Empty if the script
+# failed: the fyne-patch target then stops the build with its message.
+FYNE_WORK := $(shell GO='$(GO)' build/fyne-patch.sh)
+export GOWORK := $(FYNE_WORK)
 LDFLAGS := -X main.version=$(VERSION)
 
 # whisper.cpp 1.9.1, static, built once by build/whisper.sh into the cache
@@ -24,7 +31,7 @@ export LIBRARY_PATH := $(WHISPER_SRC_DIR)/build/src:$(WHISPER_SRC_DIR)/build/ggm
 # reads this at process start, so it must be in the environment.
 export OMP_WAIT_POLICY ?= passive
 
-.PHONY: all build run test race bench fuzz deps deps-test vet fmt clean whisper windows
+.PHONY: all build run test race bench fuzz deps deps-test vet fmt clean whisper windows fyne-patch
 
 all: build
 
@@ -38,7 +45,10 @@ deps-test:
 whisper:
 	@build/whisper.sh >/dev/null
 
-build: deps whisper
+fyne-patch:
+	@test -n '$(FYNE_WORK)' || { echo "build/fyne-patch.sh failed (its message is above): Fyne's idle-loop patch is missing" >&2; exit 1; }
+
+build: deps whisper fyne-patch
 	@mkdir -p bin
 	$(GO) build -ldflags '$(LDFLAGS)' -o bin/spirit .
 
@@ -49,7 +59,7 @@ build: deps whisper
 # mingw DLL beside it. no_ocr: this build reads no screen text (see
 # build/README.md). The Wine tests build it with WINDOWS_OUT elsewhere.
 WINDOWS_OUT ?= bin/spirit.exe
-windows: whisper
+windows: whisper fyne-patch
 	@mkdir -p $(dir $(WINDOWS_OUT))
 	@set -e; eval "$$(build/windows.sh --export)"; \
 	  GOOS=windows GOARCH=amd64 CGO_ENABLED=1 GOFLAGS=-tags=$(TAGS),no_ocr \
@@ -66,7 +76,7 @@ run: build
 	fi; \
 	exec ./bin/spirit $(ARGS)
 
-vet: whisper
+vet: whisper fyne-patch
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
 
@@ -104,7 +114,7 @@ RACE_SHORT_PKGS := ./app/desktop
 # windows first: the Wine tests relink spirit.exe in seconds once Go's
 # cache holds the cross-built packages, but a cold cross-build (tens of
 # minutes on two cores) must not run inside go test's timeout.
-test: deps-test whisper windows vet
+test: deps-test whisper fyne-patch windows vet
 	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -vxF -f <($(GO) list $(RACE_PKGS)))
 	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -race -count=1 -timeout 20m $(RACE_PKGS)
 	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -race -short -count=1 -timeout 20m $(RACE_SHORT_PKGS)
@@ -112,17 +122,17 @@ test: deps-test whisper windows vet
 
 # Every package's tests under the race detector, integration tests
 # included (about 10 minutes on two cores, more than `make test` allows).
-race: deps-test whisper
+race: deps-test whisper fyne-patch
 	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -race -count=1 -timeout 30m ./...
 
 # Every fuzz target for FUZZTIME_LONG seconds, one after another (hours).
 # A finding is saved under its package's testdata/fuzz/ and named at the end.
-fuzz: deps-test whisper
+fuzz: deps-test whisper fyne-patch
 	@GO='$(GO)' build/fuzz.sh $(FUZZTIME_LONG)
 
 # Figures print as `BENCH name value unit` and are kept in bin/bench.txt. One
 # package at a time (-p 1): idle-CPU figures must not share the two cores.
-bench: deps-test whisper windows
+bench: deps-test whisper fyne-patch windows
 	@mkdir -p bin
 	@set -o pipefail; SPIRIT_BENCH=1 SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -p 1 -count=1 -timeout 20m -run '^TestBench' -v ./... \
 	  | tee bin/bench.log | grep --line-buffered '^BENCH ' | tee bin/bench.txt
