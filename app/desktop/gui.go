@@ -211,10 +211,8 @@ func (g *gui) started() {
 		g.grabNudgeHotkey(s)
 	}
 	g.showOrb()
-	// The bubble's window, made before any nudge comes: see nudges.go.
-	g.prepareBubbleWindow()
-	// The HUD tooltip's likewise: see hud.go.
-	g.prepareTip()
+	// The bubble's and the tooltip's windows are made on first use (see
+	// prepareBubbleWindow): each costs ~9 MB of the GL driver's memory.
 	g.updateOrb() // hearing or nudges may have come before the orb
 	// A HUD line written before the orb came up.
 	g.setHUD(g.core.HUDLine())

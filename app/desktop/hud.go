@@ -60,7 +60,8 @@ func (g *gui) orbHover(in bool) {
 		}
 		return
 	}
-	g.createTip()
+	g.prepareTip()
+	g.createTip() // where prepareTip does nothing (no X11)
 	g.hud.label.SetText(g.hud.line)
 	g.hud.tip.Resize(g.hud.label.MinSize())
 	g.hud.tip.Show()
@@ -96,10 +97,10 @@ func (g *gui) createTip() {
 	}
 }
 
-// prepareTip makes the tooltip's X window at start-up, as
+// prepareTip makes the tooltip's X window before it first shows, as
 // prepareBubbleWindow does the bubble's: mapped once at one pixel, its
-// input hint goes off, so the tooltip never takes the keyboard later.
-// Main thread, X11 only.
+// input hint goes off, so the tooltip never takes the keyboard. Main
+// thread, X11 only.
 func (g *gui) prepareTip() {
 	if g.desk == nil || g.hud.tip != nil {
 		return

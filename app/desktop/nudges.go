@@ -267,7 +267,8 @@ func (g *gui) showBubble(n store.Nudge) {
 	g.form = bubbleForm{disp: g.form.disp, noDisp: g.form.noDisp}
 	g.bubble = b
 	g.setBubbleFocus(false)
-	g.createBubbleWindow()
+	g.prepareBubbleWindow()
+	g.createBubbleWindow() // where prepareBubbleWindow does nothing (no X11)
 	g.bubbleWin.SetContent(b)
 	g.bubbleWin.Canvas().SetOnTypedKey(b.TypedKey)
 	g.fitBubble()
@@ -358,11 +359,14 @@ func (g *gui) createBubbleWindow() {
 	g.bubbleWin.SetTitle("Spirit nudge")
 }
 
-// prepareBubbleWindow makes the bubble's X window at start-up, while the orb
-// appears: the toolkit creates a window only by mapping it, with default
+// prepareBubbleWindow makes the bubble's X window before the first bubble
+// shows: the toolkit creates a window only by mapping it, with default
 // hints that let the window manager focus it. Mapped once for a moment at
-// one pixel, its input hint goes off, so no bubble takes the keyboard when
-// it appears later. Main thread, X11 only.
+// one pixel, its input hint goes off, so no bubble takes the keyboard; the
+// focus watcher hands the keyboard back should the window manager have
+// given it to the pixel. Made on first use, not at start-up: a window
+// costs ~9 MB of the GL driver's memory, for as long as Spirit runs. Main
+// thread, X11 only.
 func (g *gui) prepareBubbleWindow() {
 	if g.desk == nil || g.bubbleWin != nil {
 		return
