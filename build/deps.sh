@@ -19,6 +19,11 @@ run_pkgs=(dbus dbus-x11 libgl1-mesa-dri libportaudio2 tesseract-ocr-eng)
 # desktop-file-validate for the autostart entry Spirit writes.
 test_pkgs=(xvfb openbox xdotool x11-utils jackd2 espeak-ng sox gnome-keyring
   thunderbird chromium at-spi2-core radicale desktop-file-utils)
+# The fonts the mail look-alikes fall back to (Arial, Segoe UI, Helvetica and
+# Calibri are metric-matched by Liberation Sans and Carlito). Chromium only
+# recommends them, and without them a fresh machine renders those pages in
+# DejaVu: TestPaneLayouts then read 34 of 40 and failed.
+test_pkgs+=(fonts-liberation fonts-crosextra-carlito)
 # The Windows build: cross-compiled with mingw-w64 and run under Wine (wine_test.go).
 test_pkgs+=(gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64 wine curl)
 
