@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -241,13 +240,14 @@ func runCalendar(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	if err := st.RemoveCalendar(ctx, id); err != nil {
-		return err
-	}
-	if c.Kind == store.CalendarCalDAV && c.Username != "" {
+	var keys calendar.SecretSetter
+	if c.Kind == store.CalendarCalDAV {
 		if sec, err := env.secrets(); err == nil {
-			_ = sec.Delete(ctx, calendar.PasswordKey(id)) // gone already is fine
+			keys = sec
 		}
+	}
+	if err := calendar.Remove(ctx, st, keys, c); err != nil {
+		return err
 	}
 	fmt.Fprintf(stdout, "Removed %s and its events.\n", calendarName(c))
 	return nil
@@ -268,98 +268,43 @@ func calendarName(c store.Calendar) string {
 }
 
 // calendarAdd adds a file, a subscription or a CalDAV account's
-// calendars, and syncs what it added once.
+// calendars (calendar.Add, as Settings does), and syncs what it added once.
 func calendarAdd(ctx context.Context, env *calendarEnv, arg, name string, useCalDAV bool, user string, stdout, stderr io.Writer) error {
-	var added []store.Calendar
+	nc := calendar.NewCalendar{Kind: store.CalendarFile, Source: arg, Name: name}
+	var keys calendar.SecretSetter
 	switch {
 	case useCalDAV:
 		if user == "" {
 			fmt.Fprintln(stderr, "spirit: calendar add --caldav needs --user")
 			return errUsage
 		}
-		u, err := url.Parse(arg)
-		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		if u, err := url.Parse(arg); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 			fmt.Fprintf(stderr, "spirit: %q is not an http(s) URL\n", arg)
 			return errUsage
 		}
 		password := os.Getenv("SPIRIT_CALDAV_PASSWORD")
 		if password == "" {
+			var err error
 			if password, err = askSecret(stderr, "Password (an app password if your provider uses them): "); err != nil {
 				return err
 			}
-		}
-		d, err := calendar.NewCalDAV(env.hc, arg, user, password)
-		if err != nil {
-			return err
-		}
-		found, err := d.FindCalendars(ctx)
-		if err != nil {
-			return err
-		}
-		// A calendar's own URL adds that calendar; a server's, all of them.
-		var pick []calendar.RemoteCalendar
-		for _, rc := range found {
-			if rc.Events && strings.TrimSuffix(rc.Path, "/") == strings.TrimSuffix(u.Path, "/") {
-				pick = []calendar.RemoteCalendar{rc}
-				break
-			}
-			if rc.Events {
-				pick = append(pick, rc)
-			}
-		}
-		if len(pick) == 0 {
-			return fmt.Errorf("no calendar with events at %s", arg)
 		}
 		sec, err := env.secrets()
 		if err != nil {
 			return err
 		}
-		for _, rc := range pick {
-			src := (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: rc.Path}).String()
-			n := rc.Name
-			if name != "" {
-				n = name
-				if len(pick) > 1 {
-					n = name + " – " + rc.Name
-				}
-			}
-			c, err := env.st.AddCalendar(ctx, store.Calendar{Kind: store.CalendarCalDAV, Source: src, Name: n, Username: user})
-			if err != nil {
-				return err
-			}
-			if err := sec.Set(ctx, calendar.PasswordKey(c.ID), password); err != nil {
-				_ = env.st.RemoveCalendar(ctx, c.ID)
-				return fmt.Errorf("keep the password in the keychain: %w", err)
-			}
-			added = append(added, c)
-		}
+		nc.Kind, nc.User, nc.Password, keys = store.CalendarCalDAV, user, password, sec
 	case isURL(arg):
-		src, err := calendar.SubscriptionURL(arg)
-		if err != nil {
-			fmt.Fprintf(stderr, "spirit: %v\n", err)
-			return errUsage
-		}
-		c, err := env.st.AddCalendar(ctx, store.Calendar{Kind: store.CalendarURL, Source: src, Name: name})
-		if err != nil {
-			return err
-		}
-		added = append(added, c)
-	default:
-		p, err := filepath.Abs(arg)
-		if err != nil {
-			return err
-		}
-		if _, err := os.Stat(p); err != nil {
-			return fmt.Errorf("%s: %w", p, err)
-		}
-		if name == "" {
-			name = strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
-		}
-		c, err := env.st.AddCalendar(ctx, store.Calendar{Kind: store.CalendarFile, Source: p, Name: name})
-		if err != nil {
-			return err
-		}
-		added = append(added, c)
+		nc.Kind = store.CalendarURL
+	}
+	added, err := calendar.Add(ctx, env.st, keys, env.hc, nc)
+	var bad *calendar.FieldError
+	if errors.As(err, &bad) && bad.Field == calendar.FieldURL {
+		fmt.Fprintf(stderr, "spirit: %v\n", err)
+		return errUsage
+	}
+	if err != nil {
+		return err
 	}
 	failed := 0
 	for _, c := range added {
