@@ -53,6 +53,15 @@ type MeetingPerson struct {
 	Email string `json:"email"`
 }
 
+// DocumentRef is the Detail of a nudge that brings a kept document (a
+// meeting brief): its id in the store and, so the bubble needs no lookup,
+// its title and Markdown.
+type DocumentRef struct {
+	Document int64  `json:"document"`
+	Title    string `json:"title"`
+	Markdown string `json:"markdown"`
+}
+
 // Field is one labelled line of an approval, e.g. To: Marcy Howard.
 type Field struct {
 	Label string `json:"label"`

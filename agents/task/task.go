@@ -57,6 +57,10 @@ type Context struct {
 	ThreadID  int64  `json:"conversation_id,omitempty"` // its thread in the mail index
 	// Check, if set, lets the verifier decide in code (CheckDraft).
 	Check string `json:"check,omitempty"`
+	// Document, if set, is the title of the document the verified result
+	// is kept as (a meeting brief): the lawyer reads and copies it in the
+	// bubble and in Activity.
+	Document string `json:"document,omitempty"`
 }
 
 // Task is one agent's saved state.

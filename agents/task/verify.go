@@ -130,8 +130,12 @@ func (r *Runner) verify(ctx context.Context, t Task) {
 			if msg == "" {
 				msg = "Done: " + trim(t.Prompt, 100)
 			}
-			var err error
-			n, err = r.opt.Store.CreateNudgeTx(ctx, tx, store.Nudge{Kind: nudge.KindResult, Message: trim(msg, 240), Subject: nudge.TaskSubject(t.Session)})
+			detail, err := r.keepDocument(ctx, tx, t)
+			if err != nil {
+				return err
+			}
+			n, err = r.opt.Store.CreateNudgeTx(ctx, tx, store.Nudge{Kind: nudge.KindResult, Message: trim(msg, 240),
+				Subject: nudge.TaskSubject(t.Session), Detail: detail})
 			return err
 		})
 		if err == nil && r.opt.Listener != nil {
@@ -158,4 +162,18 @@ func (r *Runner) verify(ctx context.Context, t Task) {
 	if err != nil {
 		r.opt.Log.Error("agents: record verdict", "session", t.Session, "err", err)
 	}
+}
+
+// keepDocument keeps a verified result as the document its task asked
+// for (Context.Document), in the transaction that ends the agent, and
+// returns the result nudge's Detail showing it ("" when none was asked).
+func (r *Runner) keepDocument(ctx context.Context, tx *sql.Tx, t Task) (string, error) {
+	if t.Context.Document == "" || strings.TrimSpace(t.Result) == "" {
+		return "", nil
+	}
+	d, err := r.opt.Store.AddDocumentTx(ctx, tx, store.Document{Title: t.Context.Document, Markdown: t.Result, Agent: t.Session, Origin: t.Origin})
+	if err != nil {
+		return "", err
+	}
+	return nudge.Detail(nudge.DocumentRef{Document: d.ID, Title: d.Title, Markdown: d.Markdown})
 }
