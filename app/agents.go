@@ -95,7 +95,11 @@ func (c *Core) Agent(ctx context.Context, session string) (api.AgentDetail, erro
 	if err != nil {
 		return api.AgentDetail{}, err
 	}
-	return api.AgentDetail{Agent: api.AgentOf(t), Entries: api.Views(es, api.EntryOf)}, nil
+	docs, err := c.store.Documents(ctx, session, 0)
+	if err != nil {
+		return api.AgentDetail{}, err
+	}
+	return api.AgentDetail{Agent: api.AgentOf(t), Entries: api.Views(es, api.EntryOf), Documents: docs}, nil
 }
 
 // CancelAgent implements api.Backend.

@@ -70,8 +70,15 @@ type calendarPart struct {
 	log  *slog.Logger
 	wake chan struct{}
 
+	// round makes one sync at a time: the part's own and Sync now's.
+	round sync.Mutex
+
 	mu   sync.Mutex
 	errs map[int64]error // the last sync's failures, by calendar id
+	// For the tray: a round runs, and the calendars whose last sync
+	// failed, as the store says (see refreshNote).
+	syncing bool
+	failing []string
 }
 
 // newCalendar builds the calendar part on the core.
@@ -140,9 +147,14 @@ func (p *calendarPart) Errors() map[int64]error {
 // sync reads every calendar once, then rechecks the open meeting offers
 // against what the calendars now say.
 func (p *calendarPart) sync(ctx context.Context) {
+	p.round.Lock()
+	defer p.round.Unlock()
 	now := p.now()
+	p.setSyncing(true)
 	_, errs, err := calendar.SyncAll(ctx, p.c.store, calendar.SyncOptions{HTTP: p.hc, Secrets: coreSecrets{p.c.keys},
 		Cloud: cloudAuth(p.ix, p.c.keys, p.hc), Now: now})
+	p.refreshNote(ctx)
+	p.setSyncing(false)
 	if err != nil {
 		if ctx.Err() == nil {
 			p.log.Warn("calendar: sync", "err", err)
@@ -525,12 +537,40 @@ func (c *Core) meetingAnswer(ctx context.Context, n store.Nudge, choice, text st
 	if t := strings.TrimSpace(text); t != "" {
 		prompt = t + "\n\n(Spirit had proposed a brief for the meeting; what it found:)\n\n" + brief
 	}
-	_, err = c.tasks.Start(ctx, task.NewTask{Prompt: prompt, Need: "a short meeting brief", Origin: fmt.Sprintf("nudge-%d", n.ID)})
+	prompt += "\n\nFinish with the whole brief, in Markdown, as finish_task's result: it is kept for the lawyer to read and copy."
+	title := briefTitle(offer.Title)
+	origin := fmt.Sprintf("nudge-%d", n.ID)
+	_, err = c.tasks.Start(ctx, task.NewTask{Prompt: prompt, Need: "a short meeting brief", Origin: origin,
+		Context: task.Context{Document: title}})
 	if errors.Is(err, task.ErrNoProvider) {
-		// Without a model the brief Spirit wrote from the index is the brief.
-		_, err = c.nudge(ctx, store.Nudge{Kind: nudge.KindInfo, Subject: n.Subject, Message: brief})
+		// Without a model the brief Spirit wrote from the index is the
+		// brief, kept as a document like an agent's.
+		return c.keepBrief(ctx, n, title, brief, origin, "Your brief for "+quoteTitle(offer.Title)+" is ready.")
+	}
+	return err
+}
+
+// briefTitle is a meeting brief's document title.
+func briefTitle(meeting string) string {
+	if m := strings.TrimSpace(meeting); m != "" {
+		return "Brief: " + m
+	}
+	return "Meeting brief"
+}
+
+// keepBrief keeps the brief code wrote as a document and brings it in a
+// bubble, readable and with Copy.
+func (c *Core) keepBrief(ctx context.Context, n store.Nudge, title, brief, origin, message string) error {
+	d, err := c.store.AddDocument(ctx, store.Document{Title: title, Markdown: brief, Origin: origin})
+	if err != nil {
 		return err
 	}
+	detail, err := nudge.Detail(nudge.DocumentRef{Document: d.ID, Title: d.Title, Markdown: d.Markdown})
+	if err != nil {
+		return err
+	}
+	c.event(ctx, calendarEventSource, fmt.Sprintf("document-%d", d.ID), "brief kept: "+d.Title)
+	_, err = c.nudge(ctx, store.Nudge{Kind: nudge.KindInfo, Subject: n.Subject, Message: message, Detail: detail})
 	return err
 }
 
@@ -683,6 +723,12 @@ func (c *Core) calendarHealth(ctx context.Context, counters map[string]int64) ap
 	}
 	counters["calendars"] = int64(len(cals))
 	state, detail := calendarsState(cals, time.Local)
+	if c.calendar != nil {
+		c.calendar.mu.Lock()
+		syncing := c.calendar.syncing
+		c.calendar.mu.Unlock()
+		state, detail = calendarHealthState(cals, syncing, state, detail)
+	}
 	return api.Subsystem{State: state, Detail: detail}
 }
 
@@ -698,7 +744,7 @@ func calendarsState(cals []store.Calendar, loc *time.Location) (state, detail st
 	var last time.Time
 	for _, cal := range cals {
 		if cal.LastError != "" {
-			failed = append(failed, fmt.Sprintf("%s: %s", cal.Name, cal.LastError))
+			failed = append(failed, fmt.Sprintf("%s: %s (%s)", cal.Name, calendar.Plain(cal.LastError), cal.LastError))
 		}
 		if cal.LastSync.After(last) {
 			last = cal.LastSync

@@ -294,6 +294,15 @@ func TestCalendarBriefWithoutProvider(t *testing.T) {
 	if brief == nil {
 		t.Fatal("no brief shown")
 	}
+	// The brief is a kept document, brought in the bubble whole.
+	var ref nudge.DocumentRef
+	if err := nudge.ReadDetail(brief.Detail, &ref); err != nil || ref.Document == 0 || ref.Title != "Brief: Call with Marcy Howard re SNDA" {
+		t.Fatalf("brief nudge detail %q: %v", brief.Detail, err)
+	}
+	doc, err := w.st.Document(context.Background(), ref.Document)
+	if err != nil || doc.Markdown != ref.Markdown || doc.Agent != "" || doc.Origin != fmt.Sprintf("nudge-%d", ns[0].ID) {
+		t.Fatalf("kept document %+v, %v; the nudge brought %+v", doc, err, ref)
+	}
 	for _, want := range []string{
 		"# Brief: Call with Marcy Howard re SNDA",
 		"Marcy Howard <mhoward@greenleafmarkets.com>",
@@ -301,8 +310,8 @@ func TestCalendarBriefWithoutProvider(t *testing.T) {
 		"“Can you take a first pass and tell me what you would push back on?”",
 		"## Last contact\n\n- Marcy Howard: Tue 16 Jun 09:15",
 	} {
-		if !strings.Contains(brief.Message, want) {
-			t.Errorf("brief lacks %q:\n%s", want, brief.Message)
+		if !strings.Contains(doc.Markdown, want) {
+			t.Errorf("brief lacks %q:\n%s", want, doc.Markdown)
 		}
 	}
 	if brief.Subject != ns[0].Subject {
@@ -373,7 +382,7 @@ func TestCalendarBriefStartsAnAgent(t *testing.T) {
 	}
 	if len(ts) != 1 || ts[0].Origin != fmt.Sprintf("nudge-%d", ns[0].ID) ||
 		!strings.Contains(ts[0].Prompt, "“Can you take a first pass and tell me what you would push back on?”") ||
-		!strings.Contains(ts[0].Prompt, "Write a short brief") {
+		!strings.Contains(ts[0].Prompt, "Write a short brief") || ts[0].Context.Document != "Brief: Call with Marcy Howard re SNDA" {
 		t.Fatalf("tasks = %+v", ts)
 	}
 	for _, n := range w.rec.shown() {
@@ -457,7 +466,7 @@ func TestCalendarHealth(t *testing.T) {
 	}{
 		{"none yet", nil, "", "none", "spirit calendar add"},
 		{"one, never synced", []string{"Work"}, "", "ok", "1 calendar, not yet synced"},
-		{"one failed", []string{"Work", "Court dates"}, "Court dates", "error", "Court dates: 401 Unauthorized"},
+		{"one failed", []string{"Work", "Court dates"}, "Court dates", "error", "Court dates: The server refused the user name or password. Check them (many providers want an app password), then remove the calendar and add it again. (401 Unauthorized)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -39,6 +39,7 @@ type Status struct {
 	Voice           string // the voice pipeline's state; "" before it starts
 	Watch           string // the app-switch watcher's state ("on", "unavailable", "error"); "" before it starts
 	Mail            string // "Syncing mail 120/500" while the index catches up
+	Calendars       string // "Syncing calendars…", or the calendars whose sync fails
 	Failing         string // parts that stopped with an error and are being restarted, in the lawyer's words ("Mail, Watching")
 }
 
@@ -67,6 +68,9 @@ func (s Status) Line() string {
 	}
 	if s.Mail != "" {
 		line += " · " + s.Mail
+	}
+	if s.Calendars != "" {
+		line += " · " + s.Calendars
 	}
 	if s.Failing != "" {
 		line += " · " + s.Failing + ": trouble, retrying"
@@ -163,6 +167,9 @@ func (c *Core) Status() Status {
 	st.Voice, _ = c.voice.State()
 	st.Watch, _ = c.watch.State()
 	st.Mail, _ = c.mail.Progress()
+	if c.calendar != nil {
+		st.Calendars = c.calendar.note()
+	}
 	var failing []string
 	for _, s := range c.sup.States() {
 		if w := partWords[s.Name]; s.State == "restarting" && w != "" && !slices.Contains(failing, w) {

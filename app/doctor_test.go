@@ -409,7 +409,7 @@ func TestDoctorCalendars(t *testing.T) {
 		{name: "never synced", add: []string{"Work"}, wantOK: true, wantDetail: "1 calendar, not yet synced"},
 		{name: "synced", add: []string{"Work", "Court dates"}, synced: true, wantOK: true, wantDetail: "2 calendars, synced "},
 		{name: "one failed", add: []string{"Work", "Court dates"}, synced: true, failing: "Court dates",
-			wantDetail: "Court dates: 401 Unauthorized", wantFix: "spirit calendar sync ID"},
+			wantDetail: "Court dates: The server refused the user name or password. Check them (many providers want an app password), then remove the calendar and add it again. (401 Unauthorized)", wantFix: "spirit calendar sync ID"},
 		{name: "no calendar access", add: []string{"Work"}, synced: true, failing: "Work", failure: calendar.ErrNoCalendarAccess.Error(),
 			wantDetail: "Work: this account's sign-in does not include calendar access yet: sign in to the mail account again to allow it",
 			wantFix:    "spirit mail signin 0"},

@@ -102,6 +102,9 @@ type Draft struct {
 type AgentDetail struct {
 	Agent
 	Entries []Entry `json:"entries"`
+	// Documents are what the agent wrote for the lawyer to keep (a
+	// meeting brief), oldest first.
+	Documents []store.Document `json:"documents,omitempty"`
 }
 
 // Nudge is a proposal shown to the lawyer, as the API sends it.
