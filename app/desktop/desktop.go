@@ -16,6 +16,7 @@ import (
 
 	"fyne.io/fyne/v2"
 
+	"github.com/spirit-app/spirit/agents/calendar"
 	"github.com/spirit-app/spirit/agents/llm/setup"
 	"github.com/spirit-app/spirit/agents/mail/accounts"
 	"github.com/spirit-app/spirit/agents/mail/index"
@@ -74,6 +75,12 @@ type Core interface {
 	RemoveMailAccount(ctx context.Context, id int64) error
 	EditMailAccount(ctx context.Context, id int64, change func(*index.Account) error) (index.Account, error)
 	SyncMailNow()
+
+	// Settings' Calendars page.
+	Calendars(ctx context.Context) ([]app.CalendarInfo, error)
+	AddCalendar(ctx context.Context, nc calendar.NewCalendar, progress func(string)) ([]app.CalendarAdded, error)
+	RemoveCalendar(ctx context.Context, id int64) error
+	SyncCalendarsNow(ctx context.Context) error
 
 	// Settings' Model provider page.
 	ProviderSettings(ctx context.Context) (setup.Settings, error)

@@ -62,6 +62,7 @@ type gui struct {
 	settingsView                        *settingsView
 	remindersView                       *remindersView
 	mailView                            *mailView
+	calendarsView                       *calendarsView
 
 	mu           sync.Mutex
 	orbXID       uint32
@@ -72,6 +73,8 @@ type gui struct {
 	menuSent     time.Time // when the tray menu was last re-sent; see sendMenuSoon
 	menuPending  bool      // a re-send is scheduled
 	pendingSave  map[string]*time.Timer
+	// saves counts the General page's saves under way (tests wait on it).
+	saves sync.WaitGroup
 
 	// The nudge bubble, main thread only; see nudges.go. The queue
 	// decides which nudge is on screen; bubble is its widget.

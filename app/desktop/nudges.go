@@ -90,6 +90,13 @@ func buildPrompt(n store.Nudge, now time.Time) (widgets.Prompt, error) {
 		}
 		// NoDefault (the spec's): Enter on an empty box must not dismiss
 		// the question.
+	case nudge.KindResult, nudge.KindInfo:
+		// A kept document (a meeting brief) is shown whole, with Copy.
+		var d nudge.DocumentRef
+		if err := nudge.ReadDetail(n.Detail, &d); err != nil {
+			return p, err
+		}
+		p.Document = d.Markdown
 	case nudge.KindApproval:
 		var d nudge.Approval
 		err := nudge.ReadDetail(n.Detail, &d)

@@ -19,6 +19,7 @@ import (
 	"github.com/spirit-app/spirit/agents/task"
 	"github.com/spirit-app/spirit/app"
 	"github.com/spirit-app/spirit/app/api"
+	"github.com/spirit-app/spirit/app/desktop/widgets"
 	"github.com/spirit-app/spirit/app/settings"
 	"github.com/spirit-app/spirit/voice/model"
 )
@@ -51,16 +52,19 @@ func (g *gui) showSettings() {
 	w := g.window(&g.settingsWindow, "Spirit · Settings", fyne.NewSize(640, 500), func(w fyne.Window) fyne.CanvasObject {
 		g.settingsView = newSettingsView(g, w)
 		g.mailView = newMailView(g, w)
+		g.calendarsView = newCalendarsView(g, w)
 		return container.NewAppTabs(
 			container.NewTabItem("General", g.settingsView.content),
 			container.NewTabItem("Nudges", container.NewPadded(newNudgesView(g).content)),
 			container.NewTabItem("Mail accounts", container.NewPadded(g.mailView.content)),
+			container.NewTabItem("Calendars", container.NewPadded(g.calendarsView.content)),
 			container.NewTabItem("Model provider", container.NewPadded(newProviderPage(g))),
 			container.NewTabItem("Routines", container.NewPadded(newRoutinesView(g).content)),
 		)
 	})
 	g.settingsView.update(g.core.Status())
 	g.mailView.reload()
+	g.calendarsView.reload()
 	w.Show()
 	w.RequestFocus()
 }
@@ -102,8 +106,20 @@ func newSettingsView(g *gui, win fyne.Window) *settingsView {
 		problems[key] = l
 		return l
 	}
+	// Showing the saved values below calls the widgets' callbacks; those
+	// are not changes. Saving them (on a goroutine) could land after the
+	// lawyer's first change and undo it, so nothing is saved until the
+	// page is built.
+	opening := true
 	save := func(key string, change func(*settings.Settings)) {
-		go g.saveSettings(key, change, problems)
+		if opening {
+			return
+		}
+		g.saves.Add(1)
+		go func() {
+			defer g.saves.Done()
+			g.saveSettings(key, change, problems)
+		}()
 	}
 
 	wakeProblem := problem(settings.KeyWakePhrase)
@@ -202,6 +218,7 @@ func newSettingsView(g *gui, win fyne.Window) *settingsView {
 		widget.NewFormItem("At login", v.autostart.content),
 	)
 	v.content = container.NewVScroll(container.NewPadded(container.NewVBox(form, widget.NewSeparator(), privacy)))
+	opening = false
 	return v
 }
 
@@ -625,13 +642,17 @@ func (v *activityView) showAgent(d api.AgentDetail) {
 	if t.Context.Subject != "" {
 		fact("About", t.Context.Subject)
 	}
-	if t.Result != "" {
+	if t.Result != "" && len(d.Documents) == 0 { // a document shows it rendered, below
 		fact("Result", t.Result)
 	}
 	if s := t.State.Summary; s != "" && s != t.Result {
 		fact("Summary", s)
 	}
-	objs := []fyne.CanvasObject{prompt, facts, widget.NewSeparator(), activityHeading("Plan")}
+	objs := []fyne.CanvasObject{prompt, facts}
+	for _, doc := range d.Documents {
+		objs = append(objs, widget.NewSeparator(), documentBlock(doc))
+	}
+	objs = append(objs, widget.NewSeparator(), activityHeading("Plan"))
 
 	if len(t.State.Plan) == 0 {
 		objs = append(objs, activityFaint("No plan yet: the agent makes one on its first run."))
@@ -895,4 +916,13 @@ func activityAgo(now, at time.Time) string {
 		return "yesterday"
 	}
 	return fmt.Sprintf("%d days ago", int(d/(24*time.Hour)))
+}
+
+// documentBlock is a kept document in Activity: its title and when it was
+// written, the Markdown rendered, and Copy.
+func documentBlock(doc store.Document) fyne.CanvasObject {
+	view, copyBtn := widgets.DocumentView(doc.Markdown, 0)
+	head := container.NewBorder(nil, nil, nil, copyBtn,
+		container.NewVBox(activityHeading(doc.Title), activityFaint("Kept "+activityWhen(doc.Created))))
+	return container.NewVBox(head, view)
 }

@@ -74,6 +74,10 @@ type Prompt struct {
 	// Body is long text shown whole in a scrollable, selectable box (an
 	// approval's draft). A ChoiceEdit button edits it in place.
 	Body string
+	// Document is a kept document's Markdown (a meeting brief), shown
+	// rendered in a scrollable box with a Copy button that puts the
+	// Markdown on the clipboard.
+	Document string
 	// NoDefault keeps Enter on an empty box from choosing the first choice:
 	// approvals are given with a click, never by a stray Enter.
 	NoDefault bool
@@ -151,7 +155,13 @@ type Bubble struct {
 	editBar   *fyne.Container
 	editParts []fyne.CanvasObject // shown only while editing
 	viewParts []fyne.CanvasObject // hidden while editing
+
+	copyBtn *widget.Button // the document's Copy; nil without one
 }
+
+// CopyButton is the document's Copy button, nil when the bubble shows no
+// document.
+func (b *Bubble) CopyButton() *widget.Button { return b.copyBtn }
 
 // NewBubble builds a bubble for p; onAnswer runs once, with the first answer.
 func NewBubble(p Prompt, onAnswer func(Answer)) *Bubble {
@@ -444,6 +454,14 @@ func (b *Bubble) CreateRenderer() fyne.WidgetRenderer {
 		parts = append(parts, b.bodyView, b.bodyEdit)
 		b.viewParts = append(b.viewParts, b.bodyView)
 		b.editParts = append(b.editParts, b.bodyEdit)
+	}
+
+	if b.prompt.Document != "" {
+		doc, copyBtn := DocumentView(b.prompt.Document, BodyMaxHeight)
+		b.copyBtn = copyBtn
+		bg := canvas.NewRectangle(p.Input)
+		bg.CornerRadius = 6
+		parts = append(parts, container.NewStack(bg, doc), container.NewHBox(layout.NewSpacer(), copyBtn))
 	}
 
 	parts = append(parts, b.entry)
