@@ -46,6 +46,8 @@ type AgentContext struct {
 	Subject   string `json:"subject,omitempty"`
 	ThreadID  int64  `json:"conversation_id,omitempty"` // its thread in the mail index
 	Check     string `json:"check,omitempty"`
+	// Document is the title the agent's result is kept under (a brief).
+	Document string `json:"document,omitempty"`
 }
 
 // AgentState is an agent's working memory without the conversation: its
@@ -150,6 +152,7 @@ func AgentOf(t task.Task) Agent {
 			Subject:   t.Context.Subject,
 			ThreadID:  t.Context.ThreadID,
 			Check:     t.Context.Check,
+			Document:  t.Context.Document,
 		},
 		Phase:   t.Phase,
 		Status:  t.Status,
