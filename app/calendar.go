@@ -569,7 +569,7 @@ func (c *Core) keepBrief(ctx context.Context, n store.Nudge, title, brief, origi
 	if err != nil {
 		return err
 	}
-	c.event(ctx, calendarEventSource, fmt.Sprintf("document-%d", d.ID), "brief kept: "+d.Title)
+	c.event(ctx, calendarEventSource, documentIdentifier(d.ID), "brief kept: "+d.Title)
 	_, err = c.nudge(ctx, store.Nudge{Kind: nudge.KindInfo, Subject: n.Subject, Message: message, Detail: detail})
 	return err
 }

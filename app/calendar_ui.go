@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/spirit-app/spirit/agents/calendar"
@@ -172,13 +173,16 @@ func calendarLabel(c store.Calendar) string {
 	return c.Source
 }
 
+// CalendarsSyncing is the tray's calendar note while a round runs.
+const CalendarsSyncing = "Syncing calendars…"
+
 // calendarNote is the tray line's part about calendars: "Syncing
 // calendars…" while a round runs, then nothing, or the calendars whose
 // sync failed.
 func calendarNote(syncing bool, failing []string) string {
 	switch {
 	case syncing:
-		return "Syncing calendars…"
+		return CalendarsSyncing
 	case len(failing) == 1:
 		return "Calendar ‘" + failing[0] + "’ not syncing"
 	case len(failing) == 2:
@@ -206,4 +210,22 @@ func (c *Core) SyncCalendarsNow(ctx context.Context) error {
 	}
 	c.calendar.sync(ctx)
 	return ctx.Err()
+}
+
+// documentIdentifier is the world log's identifier of a kept document.
+func documentIdentifier(id int64) string { return fmt.Sprintf("document-%d", id) }
+
+// DocumentOf reads a kept document's id from a world-log identifier.
+func DocumentOf(identifier string) (int64, bool) {
+	rest, ok := strings.CutPrefix(identifier, "document-")
+	if !ok {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(rest, 10, 64)
+	return id, err == nil && id > 0
+}
+
+// Document reads a kept document (Activity opens one from the log).
+func (c *Core) Document(ctx context.Context, id int64) (store.Document, error) {
+	return c.store.Document(ctx, id)
 }

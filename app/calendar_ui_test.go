@@ -121,3 +121,20 @@ func TestCalendarTrayLine(t *testing.T) {
 		t.Errorf("tray line %q, want nothing about calendars", line)
 	}
 }
+
+func TestDocumentOf(t *testing.T) {
+	for _, tc := range []struct {
+		id     string
+		want   int64
+		wantOK bool
+	}{
+		{documentIdentifier(12), 12, true},
+		{"document-0", 0, false},
+		{"document-x", 0, false},
+		{"nudge-12", 0, false},
+	} {
+		if got, ok := DocumentOf(tc.id); got != tc.want || ok != tc.wantOK {
+			t.Errorf("DocumentOf(%q) = %d, %v; want %d, %v", tc.id, got, ok, tc.want, tc.wantOK)
+		}
+	}
+}

@@ -50,6 +50,7 @@ type Core interface {
 	CancelAgent(ctx context.Context, session string) (api.Agent, error)
 	LastEventID(ctx context.Context) (int64, error)
 	Recent(ctx context.Context, n int) ([]store.Entry, error)
+	Document(ctx context.Context, id int64) (store.Document, error)
 
 	// The orb's tooltip and the first line of its panel.
 	HUDLine() string

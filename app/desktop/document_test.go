@@ -1,8 +1,10 @@
 package desktop
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -148,4 +150,50 @@ func TestActivityShowsAgentDocument(t *testing.T) {
 	if got := a.Clipboard().Content(); got != briefMarkdown {
 		t.Errorf("clipboard %q, want the brief's Markdown", got)
 	}
+}
+
+// TestActivityOpensKeptBrief: a brief kept without an agent is named in
+// the activity log; choosing that line opens it, rendered, with Copy.
+func TestActivityOpensKeptBrief(t *testing.T) {
+	a := test.NewTempApp(t)
+	sp := startSpirit(t, nil)
+	g := &gui{core: sp.core, fa: a, ctx: t.Context(), log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	doc, err := sp.store.AddDocument(t.Context(), store.Document{Title: "Brief: SNDA call", Markdown: briefMarkdown, Origin: "nudge-2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sp.store.AppendEvent(t.Context(), store.Event{Source: "calendar", Identifier: fmt.Sprintf("document-%d", doc.ID),
+		Text: "brief kept: Brief: SNDA call"}); err != nil {
+		t.Fatal(err)
+	}
+	v := newActivityView(g)
+	applied := make(chan struct{}, 16)
+	v.applied = func() { applied <- struct{}{} }
+	w := test.NewWindow(v.content)
+	defer w.Close()
+	g.activity = w
+	w.Resize(fyne.NewSize(960, 560))
+	v.reload()
+	<-applied
+	i := slices.IndexFunc(v.entries, func(e store.Entry) bool { return strings.Contains(e.Text, "brief kept") })
+	if i < 0 {
+		t.Fatalf("the log does not name the brief: %+v", v.entries)
+	}
+	v.log.Select(i)
+	deadline := time.Now().Add(10 * time.Second)
+	for v.shownDocument.Load() != doc.ID {
+		if time.Now().After(deadline) {
+			t.Fatal("the brief did not open within 10 s")
+		}
+		time.Sleep(5 * time.Millisecond) // polling interval, not synchronisation
+	}
+	top := w.Canvas().Overlays().Top()
+	if top == nil || buttonIn(top, "Copy") == nil && overlayButton(w, "Copy") == nil {
+		t.Fatal("no document dialog with Copy")
+	}
+	rich := richTextIn(top)
+	if rich == nil {
+		t.Fatal("the dialog renders no document")
+	}
+	checkRendered(t, rich)
 }

@@ -7,10 +7,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
@@ -340,6 +342,9 @@ type activityView struct {
 	live   *time.Timer // the next look for news; nil when not live
 	gen    int         // tells a look of a stopped refresh from the current one
 
+	// shownDocument is the document last opened from the log (tests).
+	shownDocument atomic.Int64
+
 	// applied, when set (tests), is called after each load is shown.
 	applied func()
 }
@@ -432,6 +437,9 @@ func newActivityView(g *gui) *activityView {
 		v.logNote.Importance = widget.MediumImportance
 		e := v.entries[i]
 		v.logNote.SetText(e.TS.Local().Format("Mon Jan 2, 15:04:05") + "   " + activityLine(e))
+		if id, ok := app.DocumentOf(e.Identifier); ok {
+			v.openDocument(id) // a brief Spirit kept: readable, with Copy
+		}
 	}
 	// A fixed height for the chosen line: a wrapped label alone would size
 	// the pane by its first, narrowest layout.
@@ -925,4 +933,29 @@ func documentBlock(doc store.Document) fyne.CanvasObject {
 	head := container.NewBorder(nil, nil, nil, copyBtn,
 		container.NewVBox(activityHeading(doc.Title), activityFaint("Kept "+activityWhen(doc.Created))))
 	return container.NewVBox(head, view)
+}
+
+// openDocument shows kept document id in a dialog over Activity: rendered,
+// with Copy.
+func (v *activityView) openDocument(id int64) {
+	go func() {
+		ctx, cancel := context.WithTimeout(v.g.ctx, activityLoadTimeout)
+		defer cancel()
+		doc, err := v.g.core.Document(ctx, id)
+		v.g.do(func() {
+			if err != nil {
+				v.status.SetText("Could not open the document: " + err.Error())
+				v.status.Show()
+				return
+			}
+			if v.g.activity == nil {
+				return
+			}
+			view, copyBtn := widgets.DocumentView(doc.Markdown, 420)
+			d := dialog.NewCustom(doc.Title, "Close", container.NewBorder(nil, container.NewHBox(layout.NewSpacer(), copyBtn), nil, nil, view), v.g.activity)
+			d.Resize(fyne.NewSize(560, 520))
+			v.shownDocument.Store(doc.ID)
+			d.Show()
+		})
+	}()
 }
