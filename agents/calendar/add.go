@@ -171,7 +171,7 @@ func addCalDAV(ctx context.Context, st *store.Store, keys SecretSetter, hc *http
 	case server == "":
 		return nil, fieldErr(FieldServer, "the server's address is needed, e.g. https://caldav.fastmail.com")
 	case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
-		return nil, fieldErr(FieldServer, "%q is not a web address (https://…)", server)
+		return nil, fieldErr(FieldServer, "‘%s’ is not a web address (https://…)", server)
 	}
 	user := strings.TrimSpace(nc.User)
 	if user == "" {

@@ -189,6 +189,21 @@ type calendarsView struct {
 	form *calendarForm
 	// loaded, when set (tests), runs after each list is shown.
 	loaded func()
+	// note is the tray's calendar note last seen (main thread only).
+	note string
+}
+
+// statusChanged follows the tray's calendar note: when a round of the
+// five-minute sync ends, or a calendar starts or stops failing, the list
+// is read again so it shows what the tray says.
+func (v *calendarsView) statusChanged(note string) {
+	if note == v.note {
+		return
+	}
+	v.note = note
+	if note != app.CalendarsSyncing {
+		v.reload()
+	}
 }
 
 func newCalendarsView(g *gui, w fyne.Window) *calendarsView {
@@ -244,7 +259,8 @@ func (v *calendarsView) show(cs []app.CalendarInfo, err error) {
 	}
 	for _, c := range cs {
 		title, detail, problem := calendarRowText(c, time.Local)
-		box := container.NewVBox(widget.NewLabelWithStyle(title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
+		// Name, place, state and problem read as one block.
+		box := container.New(&tightVBox{}, widget.NewLabelWithStyle(title, fyne.TextAlignLeading, fyne.TextStyle{Bold: true}))
 		src := c.Source
 		if c.Username != "" {
 			src += " as " + c.Username
@@ -297,7 +313,7 @@ func (v *calendarsView) done(note string, isErr bool) {
 // sync reads every calendar now; the tray says so too.
 func (v *calendarsView) sync() {
 	v.syncNow.Disable()
-	v.busy("Syncing calendars…")
+	v.busy(app.CalendarsSyncing)
 	go func() {
 		ctx, cancel := context.WithTimeout(v.g.ctx, calendarAddWait)
 		defer cancel()
@@ -355,6 +371,13 @@ type calendarForm struct {
 	note     *widget.Label
 	add      *widget.Button
 	cancel   context.CancelFunc // the add under way; nil when none
+	content  fyne.CanvasObject
+}
+
+// fit sizes the form to what it shows now: a problem or the progress
+// makes it taller, and their going shorter again.
+func (f *calendarForm) fit() {
+	f.dlg.Resize(fyne.NewSize(520, f.content.MinSize().Height+80))
 }
 
 // showAdd opens kind's form. It stays open until the calendars are added
@@ -414,13 +437,14 @@ func (v *calendarsView) showAdd(kind calendarKind) {
 	})
 	buttons := container.NewHBox(layout.NewSpacer(), cancel, f.add)
 	content := container.NewVBox(intro, form, f.general, f.progress, f.note, buttons)
+	f.content = content
 	f.dlg = dialog.NewCustomWithoutButtons(kind.title, content, v.w)
 	f.dlg.SetOnClosed(func() {
 		if v.form == f {
 			v.form = nil
 		}
 	})
-	f.dlg.Resize(fyne.NewSize(520, content.MinSize().Height+80))
+	f.fit()
 	v.form = f
 	f.dlg.Show()
 	for _, fd := range kind.fields {
@@ -443,6 +467,7 @@ func (v *calendarsView) submit(f *calendarForm) {
 	f.progress.Start()
 	f.note.SetText("Checking…")
 	f.note.Show()
+	f.fit()
 	ctx, cancel := context.WithTimeout(v.g.ctx, calendarAddWait)
 	f.cancel = cancel
 	go func() {
@@ -456,6 +481,7 @@ func (v *calendarsView) submit(f *calendarForm) {
 			f.progress.Hide()
 			f.note.Hide()
 			f.add.Enable()
+			defer f.fit()
 			if err != nil {
 				if ctx.Err() != nil && v.g.ctx.Err() == nil && errors.Is(err, context.Canceled) {
 					return // the lawyer cancelled

@@ -70,6 +70,9 @@ func (g *gui) applyStatus(st app.Status) {
 	if g.settingsView != nil {
 		g.settingsView.update(st)
 	}
+	if g.calendarsView != nil {
+		g.calendarsView.statusChanged(st.Calendars)
+	}
 }
 
 // menuEvery bounds how often a changed status line alone (mail sync
