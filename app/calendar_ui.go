@@ -54,9 +54,6 @@ func (c *Core) Calendars(ctx context.Context) ([]CalendarInfo, error) {
 	return out, nil
 }
 
-// calendarHTTP is the client the page's adds and first syncs use.
-var calendarHTTP = &http.Client{Timeout: calendarHTTPWait}
-
 // AddCalendar adds nc's calendars (a *calendar.FieldError names the field
 // at fault, and nothing is added) and reads each once, so the page can
 // say how many events came; progress goes to progress, in the lawyer's
@@ -65,6 +62,7 @@ func (c *Core) AddCalendar(ctx context.Context, nc calendar.NewCalendar, progres
 	if progress == nil {
 		progress = func(string) {}
 	}
+	hc := &http.Client{Timeout: calendarHTTPWait}
 	var keys calendar.SecretSetter
 	if nc.Kind == store.CalendarCalDAV {
 		sec, err := c.keys.secrets()
@@ -74,14 +72,14 @@ func (c *Core) AddCalendar(ctx context.Context, nc calendar.NewCalendar, progres
 		keys = sec
 		progress("Connecting to the server…")
 	}
-	added, err := calendar.Add(ctx, c.store, keys, calendarHTTP, nc)
+	added, err := calendar.Add(ctx, c.store, keys, hc, nc)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]CalendarAdded, 0, len(added))
 	for i, cal := range added {
 		progress(fmt.Sprintf("Reading %s… (%d of %d)", quoteTitle(cal.Name), i+1, len(added)))
-		res, err := calendar.Sync(ctx, c.store, cal, calendar.SyncOptions{HTTP: calendarHTTP, Secrets: coreSecrets{c.keys}, Now: c.now()})
+		res, err := calendar.Sync(ctx, c.store, cal, calendar.SyncOptions{HTTP: hc, Secrets: coreSecrets{c.keys}, Now: c.now()})
 		out = append(out, CalendarAdded{Calendar: cal, Events: res.Events, Err: err})
 		c.event(ctx, calendarEventSource, fmt.Sprintf("calendar-%d", cal.ID), "calendar added: "+cal.Name)
 	}
