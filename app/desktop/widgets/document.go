@@ -14,6 +14,13 @@ import (
 func DocumentView(markdown string, maxHeight float32) (fyne.CanvasObject, *widget.Button) {
 	rich := widget.NewRichTextFromMarkdown(markdown)
 	rich.Wrapping = fyne.TextWrapWord
+	// A title at heading size takes two lines of a bubble's width for a
+	// meeting's name: the document's own title reads as a sub-heading.
+	for _, seg := range rich.Segments {
+		if t, ok := seg.(*widget.TextSegment); ok && t.Style.SizeName == theme.SizeNameHeadingText {
+			t.Style.SizeName = theme.SizeNameSubHeadingText
+		}
+	}
 	var copyBtn *widget.Button
 	copyBtn = widget.NewButtonWithIcon("Copy", theme.ContentCopyIcon(), func() {
 		fyne.CurrentApp().Clipboard().SetContent(markdown)
