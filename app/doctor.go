@@ -216,17 +216,19 @@ func checkSpeech(ctx context.Context, st *store.Store, dataDir string) check {
 		s, _ := settings.Load(ctx, st)
 		pref = s.VoiceModel
 	}
+	defaultDir, _ := platform.DefaultDataDir()
+	download := model.DownloadCommand(dataDir, defaultDir)
 	path, err := model.Find(dataDir, pref)
 	if err != nil {
 		c.detail = "no speech model in " + model.Dir(dataDir) + ": voice commands are off"
-		c.fix = "spirit model download " + model.Default
+		c.fix = download + " (or download one in Settings → Speech)"
 		return c
 	}
 	start := time.Now()
 	tr, err := whisper.Load(ctx, path, whisper.Options{})
 	if err != nil {
 		c.detail = err.Error()
-		c.fix = "delete " + path + " and run `spirit model download " + model.Default + "`"
+		c.fix = "delete " + path + " and run `" + download + "`"
 		return c
 	}
 	tr.Close()

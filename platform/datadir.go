@@ -33,3 +33,8 @@ func DataDir(flagValue string) (string, error) {
 	}
 	return abs, nil
 }
+
+// DefaultDataDir is the folder Spirit uses when neither --data-dir nor
+// SPIRIT_DATA_DIR names one: what a command typed in another terminal
+// (or started at login) finds without being told.
+func DefaultDataDir() (string, error) { return defaultDataDir() }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -231,4 +232,67 @@ func contains(ss []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// Status is one model's state in a data folder.
+type Status struct {
+	Model
+	Path    string // the installed, verified file; "" when not installed
+	Size    int64  // the installed file's size in bytes
+	Partial int64  // bytes of an unfinished download, kept to resume it
+}
+
+// Installed reports whether the model's file is there.
+func (s Status) Installed() bool { return s.Path != "" }
+
+// Statuses is the state of each model of models (Catalog, or a test's own)
+// in dataDir, in the order given.
+func Statuses(dataDir string, models []Model) []Status {
+	out := make([]Status, len(models))
+	for i, m := range models {
+		s := Status{Model: m}
+		p := filepath.Join(Dir(dataDir), m.File())
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			s.Path, s.Size = p, st.Size()
+		}
+		if st, err := os.Stat(p + ".part"); err == nil && st.Mode().IsRegular() {
+			s.Partial = st.Size()
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// Remove deletes m's file from dataDir, and what an unfinished download of
+// it kept. A model that is not there is not an error.
+func Remove(dataDir string, m Model) error {
+	p := filepath.Join(Dir(dataDir), m.File())
+	for _, name := range []string{p, p + ".part"} {
+		if err := os.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("delete %s: %w", m.Name, err)
+		}
+	}
+	return nil
+}
+
+// DownloadCommand is what to type to download the default model into
+// dataDir: --data-dir is named unless dataDir is defaultDir (the folder
+// Spirit uses when none is given), or the model would go where this Spirit
+// never looks.
+func DownloadCommand(dataDir, defaultDir string) string {
+	cmd := "spirit model download " + Default
+	if dataDir == "" || (defaultDir != "" && filepath.Clean(dataDir) == filepath.Clean(defaultDir)) {
+		return cmd
+	}
+	return cmd + " --data-dir " + shellQuote(dataDir)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+:,@%=", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -124,3 +124,48 @@ func TestFindWithoutModel(t *testing.T) {
 		t.Fatal("unknown model accepted")
 	}
 }
+
+func TestDownloadCommand(t *testing.T) {
+	for _, tc := range []struct {
+		name, dir, def, want string
+	}{
+		{"the default folder", "/home/dana/.local/share/spirit", "/home/dana/.local/share/spirit", "spirit model download base.en"},
+		{"the default folder, written differently", "/home/dana/.local/share/spirit/", "/home/dana/.local/share/spirit", "spirit model download base.en"},
+		{"another folder", "/srv/spirit", "/home/dana/.local/share/spirit", "spirit model download base.en --data-dir /srv/spirit"},
+		{"a folder with a space and an apostrophe", "/home/dana/Dana's Spirit", "/home/dana/.local/share/spirit",
+			`spirit model download base.en --data-dir '/home/dana/Dana'\''s Spirit'`},
+		{"no default known", "/srv/spirit", "", "spirit model download base.en --data-dir /srv/spirit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := DownloadCommand(tc.dir, tc.def); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestStatusesAndRemove(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(Dir(dir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	tiny, base := Catalog()[0], Catalog()[1]
+	if err := os.WriteFile(filepath.Join(Dir(dir), tiny.File()), make([]byte, 100), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(Dir(dir), base.File()+".part"), make([]byte, 40), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	st := Statuses(dir, Catalog())
+	if !st[0].Installed() || st[0].Size != 100 || st[1].Installed() || st[1].Partial != 40 || st[2].Installed() || st[2].Partial != 0 {
+		t.Fatalf("statuses %+v", st)
+	}
+	for _, m := range []Model{tiny, base, Catalog()[2]} {
+		if err := Remove(dir, m); err != nil {
+			t.Fatalf("remove %s: %v", m.Name, err)
+		}
+	}
+	if left, _ := os.ReadDir(Dir(dir)); len(left) != 0 {
+		t.Errorf("left %v", left)
+	}
+}
