@@ -32,7 +32,10 @@ type Choice struct {
 // ServiceOptions is what a Service needs, given whole before it runs.
 type ServiceOptions struct {
 	DataDir string // where speech models live (model.Dir)
-	Paused  bool   // start with the microphone closed (the saved choice)
+	// DefaultDataDir is the folder Spirit uses when none is given: when
+	// DataDir is another, the download command Spirit suggests names it.
+	DefaultDataDir string
+	Paused         bool // start with the microphone closed (the saved choice)
 	// Choice reads the lawyer's choices; an error stops Run.
 	Choice func(ctx context.Context) (Choice, error)
 	// OnHeard receives each utterance, in order; it must not block for
@@ -61,6 +64,11 @@ type Service struct {
 	state   string
 	detail  string
 	capture *audio.Capture // while Run has one
+	model   string         // the model file in use; "" when none is loaded
+	// stop ends the current listening, to start again with what is
+	// chosen now (Reload); nil while Run is not listening.
+	stop   context.CancelFunc
+	reload bool // Reload was asked: Run starts again rather than return
 }
 
 // NewService returns a service that starts listening with Run.
@@ -101,9 +109,59 @@ func (v *Service) State() (string, string) {
 	return v.state, v.detail
 }
 
-// Run listens until ctx ends. Without a model there is nothing to run: the
-// state says what to do, and Run returns nil (done, not failed).
+// Run listens until ctx ends. Without a model (or with one that does not
+// load) there is nothing to listen with: the state says what to do, and Run
+// waits for Reload, which a downloaded or chosen model calls.
 func (v *Service) Run(ctx context.Context) error {
+	for {
+		runCtx, cancel := context.WithCancel(ctx)
+		v.mu.Lock()
+		v.stop, v.reload = cancel, false
+		v.mu.Unlock()
+		err := v.listen(runCtx)
+		cancel()
+		v.mu.Lock()
+		v.stop = nil
+		again := v.reload
+		v.mu.Unlock()
+		if ctx.Err() != nil {
+			return nil
+		}
+		if !again {
+			return err
+		}
+		v.opt.Log.Info("voice: starting again with the speech model chosen now")
+	}
+}
+
+// Reload makes Run start listening again with the model and device chosen
+// now (a model was downloaded, chosen or deleted): no restart of Spirit is
+// needed. It returns at once; State follows.
+func (v *Service) Reload() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.stop != nil {
+		v.reload = true
+		v.stop()
+	}
+}
+
+// Model is the model file listening uses; "" while none is loaded.
+func (v *Service) Model() string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.model
+}
+
+func (v *Service) setModel(path string) {
+	v.mu.Lock()
+	v.model = path
+	v.mu.Unlock()
+}
+
+// listen is one run of listening, with the choices read at its start; it
+// returns when ctx ends or listening fails.
+func (v *Service) listen(ctx context.Context) error {
 	v.set(Loading, "")
 	ch, err := v.opt.Choice(ctx)
 	if err != nil {
@@ -113,18 +171,23 @@ func (v *Service) Run(ctx context.Context) error {
 	if text == nil {
 		path, err = model.Find(v.opt.DataDir, ch.Model)
 		if err != nil {
-			v.set(NoModel, "run `spirit model download "+model.Default+"`")
-			v.opt.Log.Warn("voice is off: no speech model", "fix", "spirit model download "+model.Default)
+			fix := model.DownloadCommand(v.opt.DataDir, v.opt.DefaultDataDir)
+			v.set(NoModel, "run `"+fix+"`")
+			v.opt.Log.Warn("voice is off: no speech model", "fix", fix)
+			<-ctx.Done()
 			return nil
 		}
 		tr, err := whisper.Load(ctx, path, whisper.Options{Threads: ch.Threads})
 		if err != nil {
 			v.set(Failed, err.Error())
 			v.opt.Log.Error("voice is off: speech model failed to load", "model", path, "err", err)
+			<-ctx.Done()
 			return nil
 		}
 		defer tr.Close()
 		text = whisper.Text{T: tr}
+		v.setModel(path)
+		defer v.setModel("")
 	}
 
 	capture := audio.Microphone(ch.Device)
