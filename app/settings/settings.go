@@ -41,6 +41,7 @@ const (
 	KeyWorldKeepDays    = "world.keep_days"
 	KeyWorkHeartbeat    = "work.heartbeat"
 	KeyWorkActiveHours  = "work.active_hours"
+	KeySetupDone        = "setup.done"
 )
 
 // Limits on numbers, so that a mistyped value is caught rather than obeyed.
@@ -144,6 +145,12 @@ type Settings struct {
 	// model is never called.
 	// Stored as work.active_hours, e.g. "mon-fri 08:00-19:00" (the default).
 	WorkActiveHours ActiveHours
+
+	// SetupDone is set once the lawyer went through the first-run window
+	// (or Spirit found itself set up already); until then the window opens
+	// at each start.
+	// Stored as setup.done, "true" or "false"; default false.
+	SetupDone bool
 }
 
 // Defaults are the settings of a new Spirit, and what a key never stored
@@ -460,6 +467,8 @@ var fields = []field{
 		},
 		check: func(s Settings) bool { return s.WorkActiveHours.valid() },
 	},
+	boolField(KeySetupDone, "Whether Spirit is set up must be true or false.",
+		func(s *Settings) *bool { return &s.SetupDone }),
 }
 
 func boolField(key, rule string, p func(*Settings) *bool) field {

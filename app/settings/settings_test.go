@@ -52,6 +52,7 @@ func TestKeys(t *testing.T) {
 		"glance.max_per_hour", "glance.quiet_hours", "glance.dismiss_backoff", "nudge.snooze_minutes",
 		"world.keep_days",
 		"work.heartbeat", "work.active_hours",
+		"setup.done",
 	}
 	if got := settings.Keys(); !slices.Equal(got, want) {
 		t.Fatalf("got %q,\nwant %q", got, want)
@@ -110,6 +111,7 @@ func TestDefaultsStoredValues(t *testing.T) {
 		"world.keep_days":        "0",
 		"work.heartbeat":         "true",
 		"work.active_hours":      "mon-fri 08:00-19:00",
+		"setup.done":             "false",
 	}
 	d := settings.Defaults()
 	for _, k := range settings.Keys() {
@@ -291,6 +293,7 @@ func custom() settings.Settings {
 		WorldKeepDays:    90,
 		WorkHeartbeat:    false,
 		WorkActiveHours:  settings.ActiveHours{Days: [7]bool{time.Sunday: true, time.Saturday: true}, From: 9 * 60, To: 13*60 + 30},
+		SetupDone:        true,
 	}
 }
 
@@ -322,6 +325,7 @@ func TestLoad(t *testing.T) {
 			*s = custom()
 			s.WorkHeartbeat, s.WorkActiveHours = true, settings.DefaultActiveHours()
 			s.DismissBackoff, s.SnoozeMinutes, s.WorldKeepDays = true, 10, 0
+			s.SetupDone = false
 		}, nil},
 		{"other keys ignored", map[string]string{"model.provider": "anthropic", "mail.x": "1"}, func(*settings.Settings) {}, nil},
 		{"empty numbers and booleans read as not set", map[string]string{

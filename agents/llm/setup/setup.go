@@ -110,3 +110,18 @@ func Test(ctx context.Context, p llm.Provider, model string) (string, error) {
 	}
 	return fmt.Sprintf("%s answered %q in %v", p.Name(), strings.TrimSpace(resp.Text), time.Since(start).Round(time.Millisecond)), nil
 }
+
+// Recommended are the models Spirit suggests for a service, filled in for
+// the lawyer: a fast, cheap one for triage and a stronger one for reading
+// threads and for agents. A service of kind OpenAI-compatible may be
+// another vendor's or a local server (Ollama) whose names differ: the
+// lawyer can change them. None has no models.
+func Recommended(kind string) llm.Roles {
+	switch kind {
+	case Anthropic:
+		return llm.Roles{Triage: "claude-haiku-4-5", Analyst: "claude-sonnet-4-5", Agent: "claude-sonnet-4-5"}
+	case OpenAI:
+		return llm.Roles{Triage: "gpt-5-mini", Analyst: "gpt-5", Agent: "gpt-5"}
+	}
+	return llm.Roles{}
+}

@@ -73,3 +73,22 @@ func TestSaveLoadAndTestBothProtocols(t *testing.T) {
 		t.Error("key kept after choosing no provider")
 	}
 }
+
+func TestRecommended(t *testing.T) {
+	for _, tc := range []struct {
+		name, kind             string
+		triage, analyst, agent string
+	}{
+		{"anthropic", Anthropic, "claude-haiku-4-5", "claude-sonnet-4-5", "claude-sonnet-4-5"},
+		{"openai", OpenAI, "gpt-5-mini", "gpt-5", "gpt-5"},
+		{"none", None, "", "", ""},
+		{"unknown", "gemini", "", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Recommended(tc.kind)
+			if got.Triage != tc.triage || got.Analyst != tc.analyst || got.Agent != tc.agent {
+				t.Errorf("Recommended(%q) = %+v, want %s / %s / %s", tc.kind, got, tc.triage, tc.analyst, tc.agent)
+			}
+		})
+	}
+}
