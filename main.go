@@ -300,9 +300,14 @@ func runSpirit(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	err = app.Run(ctx, app.Config{DataDir: dir, Headless: *headless, Version: version, Log: log, Desktop: desktop.New})
-	if errors.Is(err, app.ErrAlreadyRunning) {
+	switch {
+	case errors.Is(err, app.ErrAlreadyRunning):
 		fmt.Fprintln(stderr, "spirit:", err)
 		return nil
+	case errors.Is(err, app.ErrRestart):
+		// The lawyer deleted all of Spirit's data: start again, clean.
+		log.Warn("starting again", "reason", err.Error())
+		return startAgain()
 	}
 	return err
 }

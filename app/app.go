@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spirit-app/spirit/agents/store"
@@ -70,13 +71,17 @@ func Run(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return err
 	}
+	// Closed once: before deleting all data, or on the way out.
+	closeStore := sync.OnceValue(st.Close)
 	defer func() {
-		if err := st.Close(); err != nil {
+		if err := closeStore(); err != nil {
 			log.Error("close database", "err", err)
 		}
 	}()
 
-	p, err := build(ctx, partsConfig{Store: st, DataDir: cfg.DataDir, Version: cfg.Version, Log: log})
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	p, err := build(ctx, partsConfig{Store: st, DataDir: cfg.DataDir, Version: cfg.Version, Log: log, Quit: stop})
 	if err != nil {
 		return err
 	}
@@ -102,8 +107,6 @@ func Run(ctx context.Context, cfg Config) error {
 	// part that is shutting down.
 	p.sup.Add(partAPI, srv)
 
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
 	supervised := make(chan error, 1)
 	go func() { supervised <- p.sup.Run(runCtx) }()
 	if err := ui.Run(runCtx); err != nil {
@@ -135,6 +138,21 @@ func Run(ctx context.Context, cfg Config) error {
 	defer cancel()
 	core.event(sctx, "system", "spirit", "stopped")
 	log.Info("Spirit stopped")
+	if d, ok := core.deleteAllAsked(); ok {
+		// Every part has stopped; the database closes before its files
+		// go, and the folder stays locked until they are gone.
+		if err := closeStore(); err != nil {
+			return fmt.Errorf("delete all data: the database did not close, nothing was deleted: %w", err)
+		}
+		deleted, err := deleteOwnData(cfg.DataDir, d.Models)
+		log.Warn("all Spirit data deleted at the lawyer's request", "folder", cfg.DataDir, "deleted", strings.Join(deleted, ", "))
+		if err != nil {
+			// Start again all the same: the lawyer sees Spirit come back,
+			// and what is left is named in the log.
+			return errors.Join(ErrRestart, err)
+		}
+		return ErrRestart
+	}
 	return nil
 }
 

@@ -112,9 +112,13 @@ type Core struct {
 	started  time.Time
 	now      func() time.Time
 	log      *slog.Logger
+	quit     func() // ends Run; nil when nothing runs this core as Spirit
 
 	mu     sync.Mutex
 	status Status // the toggles; the parts' states are read from them
+	// deleteAll is what the lawyer asked to delete before Spirit starts
+	// again (DeleteAllData); nil when not asked.
+	deleteAll *DeleteAll
 
 	// speech is the ambient speech heard lately (hearCommitments), oldest
 	// first and bounded, so that a commitment said twice is offered once.
@@ -147,12 +151,13 @@ type coreParts struct {
 	now     func() time.Time
 	log     *slog.Logger
 	status  Status
+	quit    func()
 }
 
 func newCore(p coreParts) *Core {
 	c := &Core{store: p.store, bus: p.bus, sup: p.sup, wl: p.wl, keys: p.keys, say: p.say, rem: p.rem,
 		tasks: p.tasks, voice: p.voice, watch: p.watch, mail: p.mail, version: p.version,
-		started: time.Now(), now: p.now, log: p.log, status: p.status}
+		started: time.Now(), now: p.now, log: p.log, status: p.status, quit: p.quit}
 	c.remAns = reminders.Answers{Store: p.store, Scheduler: p.rem, Propose: c.propose, Record: p.wl.record, Now: p.now,
 		SnoozeLength: c.snoozeLength}
 	c.answers = c.responders()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spirit-app/spirit/agents/llm/setup"
 	"github.com/spirit-app/spirit/agents/mail/accounts"
@@ -11,6 +12,7 @@ import (
 	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app/settings"
+	"github.com/spirit-app/spirit/platform/secrets"
 )
 
 // This file is what a front end's windows need of the core beyond the
@@ -199,17 +201,51 @@ func (c *Core) SaveProviderSettings(ctx context.Context, s setup.Settings, apiKe
 	return nil
 }
 
-// TestProvider asks the provider s describes (with the key in the
-// keychain) for a short answer, and says how it went. With no provider
+// TestProvider asks the provider s describes for a short answer, and says
+// how it went: with apiKey, the key just typed (nothing is saved), or
+// with the key in the keychain when apiKey is empty. With no provider
 // chosen it says so.
-func (c *Core) TestProvider(ctx context.Context, s setup.Settings) (string, error) {
-	sec, err := c.keys.secrets()
+func (c *Core) TestProvider(ctx context.Context, s setup.Settings, apiKey string) (string, error) {
+	if !s.Configured() {
+		return "No provider chosen: Spirit uses its on-device rules only.", nil
+	}
+	var sec secrets.Store = typedKey(strings.TrimSpace(apiKey))
+	if apiKey == "" {
+		var err error
+		if sec, err = c.keys.secrets(); err != nil {
+			return "", err
+		}
+	}
+	p, err := setup.Provider(ctx, s, sec, nil)
 	if err != nil {
 		return "", err
 	}
-	p, err := setup.Provider(ctx, s, sec, nil)
-	if err != nil || p == nil {
-		return "No provider chosen: Spirit uses its on-device rules only.", err
-	}
 	return setup.Test(ctx, p, s.Roles.Triage)
+}
+
+// typedKey is a key typed into a window, as the one secret a provider is
+// built with to test it.
+type typedKey string
+
+func (k typedKey) Get(_ context.Context, key string) (string, error) {
+	if key != setup.KeyName {
+		return "", secrets.ErrNotFound
+	}
+	return string(k), nil
+}
+func (typedKey) Set(context.Context, string, string) error {
+	return errors.New("a typed key is not kept")
+}
+func (typedKey) Delete(context.Context, string) error { return nil }
+func (typedKey) Backend() string                      { return "typed" }
+
+// SpeechModelInUse is the speech model file listening loaded; "" while
+// none is.
+func (c *Core) SpeechModelInUse() string { return c.voice.Model() }
+
+// SpeechModelsChanged tells listening that a model was downloaded, chosen
+// or deleted: it starts again with the one chosen now, without a restart.
+func (c *Core) SpeechModelsChanged(ctx context.Context, what string) {
+	c.event(ctx, "user", "settings", what)
+	c.voice.Reload()
 }

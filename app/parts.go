@@ -17,6 +17,7 @@ import (
 	"github.com/spirit-app/spirit/app/events"
 	"github.com/spirit-app/spirit/app/settings"
 	"github.com/spirit-app/spirit/app/supervisor"
+	"github.com/spirit-app/spirit/platform"
 	"github.com/spirit-app/spirit/platform/a11y"
 	"github.com/spirit-app/spirit/screen"
 	"github.com/spirit-app/spirit/screen/ocr"
@@ -68,6 +69,10 @@ type partsConfig struct {
 	// Transcriber, if set, stands in for whisper (listen.ServiceOptions):
 	// tests that play speech through a sound card give the words.
 	Transcriber listen.Transcriber
+	// Quit ends Run, as the lawyer's Quit does; nil where nothing runs
+	// the parts as Spirit (tests of the core), and then Spirit cannot
+	// delete its data and start again.
+	Quit func()
 }
 
 // build constructs every part, wired through the event stream.
@@ -123,9 +128,11 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 		WatchPane:  glance.WatchPane,
 		Log:        log,
 	})
+	defaultDir, _ := platform.DefaultDataDir()
 	hearing := listen.NewService(listen.ServiceOptions{
-		DataDir: cfg.DataDir,
-		Paused:  set.ListeningPaused,
+		DataDir:        cfg.DataDir,
+		DefaultDataDir: defaultDir,
+		Paused:         set.ListeningPaused,
 		Choice: func(ctx context.Context) (listen.Choice, error) {
 			s, err := loadSettings(ctx)
 			if err != nil && !errors.Is(err, settings.ErrInvalid) {
@@ -146,6 +153,7 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 		store: st, bus: bus, sup: sup, wl: wl, keys: keys, say: ann, rem: rem, tasks: tasks,
 		voice: hearing, watch: watch, mail: mailSync, version: cfg.Version, now: now, log: log,
 		status: Status{ListeningPaused: set.ListeningPaused, WatchingPaused: set.WatchingPaused},
+		quit:   cfg.Quit,
 	})
 
 	wk, err := newWork(c, ix, loadSettings, log.With("part", partWork))
