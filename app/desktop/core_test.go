@@ -23,6 +23,9 @@ type spirit struct {
 	// store is a second handle on Spirit's database, for seeding and
 	// writing from the test as another program would.
 	store *store.Store
+	// stopped is closed once app.Run returned, with runErr.
+	stopped <-chan struct{}
+	runErr  *error
 }
 
 // frontEnd is the app.UI app.Run gets from the test: it hands over the
@@ -71,9 +74,18 @@ func startSpirit(t *testing.T, seed func(st *store.Store)) spirit {
 		stop()
 		t.Fatal("app.Run did not build the front end within 30 s")
 	}
+	stopped := make(chan struct{})
+	var runErr error
+	go func() {
+		runErr = <-done
+		close(stopped)
+	}()
+	s.stopped, s.runErr = stopped, &runErr
 	t.Cleanup(func() {
 		stop()
-		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+		<-stopped
+		// ErrRestart: the test deleted all data, as the lawyer can.
+		if err := runErr; err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, app.ErrRestart) {
 			t.Errorf("app.Run: %v", err)
 		}
 	})

@@ -86,7 +86,14 @@ type Core interface {
 	// Settings' Model provider page.
 	ProviderSettings(ctx context.Context) (setup.Settings, error)
 	SaveProviderSettings(ctx context.Context, s setup.Settings, apiKey string) error
-	TestProvider(ctx context.Context, s setup.Settings) (string, error)
+	TestProvider(ctx context.Context, s setup.Settings, apiKey string) (string, error)
+
+	// Settings' Speech page and the first-run window.
+	SpeechModelInUse() string
+	SpeechModelsChanged(ctx context.Context, what string)
+
+	// Settings' "Delete all Spirit data…".
+	DeleteAllData(ctx context.Context, d app.DeleteAll) error
 }
 
 var _ Core = (*app.Core)(nil)
@@ -104,7 +111,7 @@ func New(c *app.Core, bus *events.Bus, log *slog.Logger) (app.UI, error) {
 }
 
 func newGUI(c Core, sub *events.Subscription, log *slog.Logger) *gui {
-	g := &gui{core: c, sub: sub, log: log, up: make(chan struct{})}
+	g := &gui{core: c, sub: sub, log: log, up: make(chan struct{}), models: defaultModelSource()}
 	g.bubbles = newBubbleQueue(g, fyneClock{}, log)
 	return g
 }

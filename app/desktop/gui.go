@@ -92,6 +92,13 @@ type gui struct {
 	// The analysis loop's line: the orb's tooltip, the panel's first line.
 	hud hudView
 
+	// Speech models: where they come from, and those being downloaded
+	// (guarded by mu). See speech_settings.go.
+	models      modelSource
+	downloading map[string]bool
+	speechView  *speechView // Settings' Speech page, once built; main thread
+	setup       *firstRun   // the first-run window, once built; main thread
+
 	quitOnce sync.Once
 }
 
@@ -220,6 +227,7 @@ func (g *gui) started() {
 	// A HUD line written before the orb came up.
 	g.setHUD(g.core.HUDLine())
 	g.log.Info("orb shown", "tray", string(g.trayState))
+	go g.checkFirstRun()
 }
 
 // hotkeySettings reads the shortcuts to grab. Settings that are not valid

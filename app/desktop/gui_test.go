@@ -67,7 +67,8 @@ func notify(t *testing.T, g *gui, c *app.Core, kind, msg, detail string) int64 {
 // pass: an answer is recorded off the main thread.
 func poll(t *testing.T, g *gui, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	// Generous: a loaded machine (CI's, or nine engineers' builds) is slow.
+	deadline := time.Now().Add(15 * time.Second)
 	for {
 		pump(g)
 		if cond() {

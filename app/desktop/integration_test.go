@@ -65,12 +65,31 @@ func (d *desk) env() []string {
 	return append(append([]string{"SPIRIT_LOG=debug", "LANG=C.UTF-8"}, d.disp.Env()...), d.bus.Env()...)
 }
 
+// start runs Spirit on dataDir, set up already: the first-run window,
+// which a new data folder opens, is tested on its own
+// (TestFirstRunWindowOnNewFolder) and would take the focus from the
+// lawyer's window here.
 func (d *desk) start(t *testing.T, ctx context.Context, dataDir string, env []string) *xtest.Proc {
 	t.Helper()
 	if env == nil {
 		env = d.env()
 	}
+	markSetUp(t, ctx, dataDir)
 	return xtest.Run(t, ctx, d.bin, []string{"--data-dir", dataDir}, env)
+}
+
+// markSetUp stores setup.done in dataDir's database, as finishing the
+// first-run window does.
+func markSetUp(t *testing.T, ctx context.Context, dataDir string) {
+	t.Helper()
+	st, err := store.OpenDir(ctx, dataDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if err := st.SetSetting(ctx, "setup.done", "true"); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // waitOrb waits for the orb to be shown, above other windows, out of the

@@ -30,6 +30,9 @@ type mailView struct {
 	rows    *fyne.Container
 	status  *widget.Label
 	content fyne.CanvasObject
+	// shown, when set, is told how many accounts the page shows, each
+	// time it shows them (the first-run window's Mail step).
+	shown func(accounts int)
 }
 
 func newMailView(g *gui, w fyne.Window) *mailView {
@@ -103,6 +106,9 @@ func (v *mailView) show(as []index.Account, stats index.Stats, errs map[int64]st
 		v.rows.Add(widget.NewSeparator())
 	}
 	v.rows.Refresh()
+	if v.shown != nil {
+		v.shown(len(as))
+	}
 }
 
 func kindName(kind string) string {

@@ -73,6 +73,9 @@ func (g *gui) applyStatus(st app.Status) {
 	if g.calendarsView != nil {
 		g.calendarsView.statusChanged(st.Calendars)
 	}
+	if g.speechView != nil {
+		g.speechView.refresh() // the model in use follows listening's state
+	}
 }
 
 // menuEvery bounds how often a changed status line alone (mail sync

@@ -49,8 +49,21 @@ func newProviderPage(g *gui) fyne.CanvasObject {
 	triage, analyst := widget.NewEntry(), widget.NewEntry()
 	triage.SetText(s.Roles.Triage)
 	analyst.SetText(s.Roles.Analyst)
-	triage.SetPlaceHolder("a fast model, e.g. claude-haiku-… or gpt-…-mini")
-	analyst.SetPlaceHolder("a stronger model for reading threads")
+	triage.SetPlaceHolder("a fast model, for sorting what comes in")
+	analyst.SetPlaceHolder("a stronger model, for reading threads")
+	// Choosing a service fills in its recommended models, unless the
+	// lawyer typed others.
+	shown := s.Kind
+	kind.OnChanged = func(c string) {
+		old, rec := setup.Recommended(shown), setup.Recommended(kindOfChoice(c))
+		if triage.Text == "" || triage.Text == old.Triage {
+			triage.SetText(rec.Triage)
+		}
+		if analyst.Text == "" || analyst.Text == old.Analyst {
+			analyst.SetText(rec.Analyst)
+		}
+		shown = kindOfChoice(c)
+	}
 	key := widget.NewPasswordEntry()
 	key.SetPlaceHolder("leave empty to keep the stored key")
 	status := widget.NewLabel("")
@@ -89,9 +102,9 @@ func newProviderPage(g *gui) fyne.CanvasObject {
 	})
 	save.Importance = widget.HighImportance
 	test := widget.NewButton("Test", func() {
-		s := settings()
+		s, k := settings(), key.Text
 		run("Asking the provider…", func(ctx context.Context) (string, error) {
-			return g.core.TestProvider(ctx, s)
+			return g.core.TestProvider(ctx, s, k)
 		})
 	})
 	note := widget.NewLabel("Optional. With a provider, Spirit may send the screenshot of an email it could not " +

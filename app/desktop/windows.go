@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,7 +22,6 @@ import (
 	"github.com/spirit-app/spirit/app/api"
 	"github.com/spirit-app/spirit/app/desktop/widgets"
 	"github.com/spirit-app/spirit/app/settings"
-	"github.com/spirit-app/spirit/voice/model"
 )
 
 // window returns the window in *slot, creating it with build on first use.
@@ -55,9 +53,12 @@ func (g *gui) showSettings() {
 		g.settingsView = newSettingsView(g, w)
 		g.mailView = newMailView(g, w)
 		g.calendarsView = newCalendarsView(g, w)
+		g.speechView = newSpeechView(g, w)
 		return container.NewAppTabs(
 			container.NewTabItem("General", g.settingsView.content),
+			container.NewTabItem("Speech", g.speechView.content),
 			container.NewTabItem("Nudges", container.NewPadded(newNudgesView(g).content)),
+			container.NewTabItem("Privacy", g.settingsView.privacy),
 			container.NewTabItem("Mail accounts", container.NewPadded(g.mailView.content)),
 			container.NewTabItem("Calendars", container.NewPadded(g.calendarsView.content)),
 			container.NewTabItem("Model provider", container.NewPadded(newProviderPage(g))),
@@ -65,15 +66,19 @@ func (g *gui) showSettings() {
 		)
 	})
 	g.settingsView.update(g.core.Status())
+	g.speechView.refresh()
 	g.mailView.reload()
 	g.calendarsView.reload()
 	w.Show()
 	w.RequestFocus()
 }
 
-// settingsView is the Settings window's content.
+// settingsView is the Settings window's General and Privacy pages.
 type settingsView struct {
-	content       fyne.CanvasObject
+	content       fyne.CanvasObject // General
+	privacy       fyne.CanvasObject // Privacy
+	speech        *widget.Label     // the speech model in use, on General
+	deleteAll     *deleteAllRow
 	listen, watch *widget.Check
 	autostart     *autostartRow
 	// activity is how long activity (the world log) is kept.
@@ -124,18 +129,6 @@ func newSettingsView(g *gui, win fyne.Window) *settingsView {
 		}()
 	}
 
-	wakeProblem := problem(settings.KeyWakePhrase)
-	wake := widget.NewCheck("Act only on commands that start with “hey spirit”", func(on bool) {
-		phrase := ""
-		if on {
-			phrase = "hey spirit"
-		}
-		save(settings.KeyWakePhrase, func(s *settings.Settings) { s.WakePhrase = phrase })
-	})
-	if set.WakePhrase != "" {
-		wake.SetChecked(true)
-	}
-
 	keep := map[string]int{"Don't keep them": 0, "1 day": 1, "7 days": 7, "30 days": 30}
 	retentionProblem := problem(settings.KeyTranscriptDays)
 	retention := widget.NewSelect([]string{"Don't keep them", "1 day", "7 days", "30 days"}, func(label string) {
@@ -184,12 +177,9 @@ func newSettingsView(g *gui, win fyne.Window) *settingsView {
 	})
 	ocr.SetChecked(set.ScreenText)
 
-	speech := "none: run `spirit model download base.en`"
-	st0, _ := g.core.VoiceState()
+	v.speech = widget.NewLabel("")
+	v.speech.Wrapping = fyne.TextWrapWord
 	dbPath := g.core.DatabasePath()
-	if path, err := model.Find(filepath.Dir(dbPath), ""); err == nil {
-		speech = filepath.Base(path) + " (" + st0 + ")"
-	}
 	hotkey, nudgeHotkey := g.hotkey, g.nudgeHotkey
 	if hotkey == "" {
 		hotkey = "none"
@@ -205,21 +195,31 @@ func newSettingsView(g *gui, win fyne.Window) *settingsView {
 		"except requests to the model provider you configure, and nothing is changed or sent " +
 		"without your approval.")
 	privacy.Wrapping = fyne.TextWrapWord
-	form := widget.NewForm(
-		widget.NewFormItem("Privacy", container.NewVBox(v.listen, v.watch)),
-		widget.NewFormItem("Voice", container.NewVBox(wake, wakeProblem, widget.NewLabel("Speech model: "+speech),
+	setUp := widget.NewButtonWithIcon("Set up Spirit…", theme.SettingsIcon(), g.showFirstRun)
+	setUpNote := widget.NewLabel("Goes through the first-day steps again: privacy, voice, mail, an AI service, start at login.")
+	setUpNote.Wrapping = fyne.TextWrapWord
+	setUpNote.Importance = widget.LowImportance
+	general := widget.NewForm(
+		widget.NewFormItem("Pause", container.NewVBox(v.listen, v.watch)),
+		widget.NewFormItem("Voice", container.NewVBox(v.speech,
 			widget.NewLabel("Pause listening from anywhere: "+hotkey))),
 		widget.NewFormItem("Nudges", widget.NewLabel("Type into the newest nudge from anywhere: "+nudgeHotkey+
 			". How often Spirit speaks up: the Nudges page.")),
+		widget.NewFormItem("At login", v.autostart.content),
+		widget.NewFormItem("Setup", container.NewVBox(container.NewHBox(setUp), setUpNote)),
+		widget.NewFormItem("Database", dataDir),
+	)
+	v.content = container.NewVScroll(container.NewPadded(general))
+	v.deleteAll = newDeleteAllRow(g, win)
+	privacyForm := widget.NewForm(
 		widget.NewFormItem("Transcripts", container.NewVBox(retention, retentionProblem)),
 		widget.NewFormItem("Never look at", container.NewVBox(excludedApps, excludedProblem, excludedNote)),
 		widget.NewFormItem("Screen text", container.NewVBox(ocr, ocrProblem)),
-		widget.NewFormItem("Database", dataDir),
 		widget.NewFormItem("Keep activity", container.NewVBox(v.activity, activityProblem, activityNote)),
 		widget.NewFormItem("Your data", newExportRow(g, win).content),
-		widget.NewFormItem("At login", v.autostart.content),
+		widget.NewFormItem("Start over", v.deleteAll.content),
 	)
-	v.content = container.NewVScroll(container.NewPadded(container.NewVBox(form, widget.NewSeparator(), privacy)))
+	v.privacy = container.NewVScroll(container.NewPadded(container.NewVBox(privacy, widget.NewSeparator(), privacyForm)))
 	opening = false
 	return v
 }
@@ -281,6 +281,11 @@ func (v *settingsView) update(st app.Status) {
 	v.listen.SetChecked(st.ListeningPaused)
 	v.watch.SetChecked(st.WatchingPaused)
 	v.updating = false
+}
+
+// showSpeech shows the model in use, from the Speech page's words.
+func (v *settingsView) showSpeech(text string) {
+	v.speech.SetText("Speech model: " + text + ". Models and the wake phrase: the Speech page.")
 }
 
 func (g *gui) showActivity() {
