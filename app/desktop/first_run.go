@@ -166,6 +166,9 @@ func newFirstRun(g *gui) *firstRun {
 		side.Add(container.NewBorder(nil, nil, f.sideIcon[i], nil, f.side[i]))
 	}
 	sideBg := canvas.NewRectangle(theme.Color(theme.ColorNameInputBackground))
+	// As wide as the widest step in bold, so the side keeps its width
+	// from step to step.
+	sideBg.SetMinSize(fyne.NewSize(180, 0))
 	sidePane := container.NewStack(sideBg, container.NewPadded(container.NewVBox(
 		widget.NewLabelWithStyle("Set up Spirit", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		widget.NewSeparator(), side)))

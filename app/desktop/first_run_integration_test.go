@@ -37,6 +37,7 @@ func TestFirstRunWindowOnNewFolder(t *testing.T) {
 			t.Fatalf("start %d: the setup window never showed: %v\n%s", run, err, p.Output())
 		}
 		if run == 2 {
+			var last image.Image
 			for i, step := range []string{"Your privacy", "Voice", "Mail", "AI service", "Start at login"} {
 				err := xtest.Poll(ctx, func() (bool, error) {
 					return strings.Contains(p.Output(), "msg=\"setup window\" step="+strconv.Quote(step)) ||
@@ -49,11 +50,13 @@ func TestFirstRunWindowOnNewFolder(t *testing.T) {
 					t.Fatal(err)
 				}
 				if shots != "" {
-					shot(t, d.disp, w.Frame, filepath.Join(shots, fmt.Sprintf("first-run-%d.png", i+1)))
+					last = shot(t, ctx, d.disp, w.Frame, last, filepath.Join(shots, fmt.Sprintf("first-run-%d.png", i+1)))
 				}
 				// The main button sits at the window's bottom right.
 				x, y := w.Rect.Max.X-30, w.Rect.Max.Y-24
-				if err := d.disp.Xdotool(ctx, "mousemove", strconv.Itoa(x), strconv.Itoa(y), "click", "1"); err != nil {
+				// Then the pointer leaves, so no button is drawn hovered.
+				if err := d.disp.Xdotool(ctx, "mousemove", strconv.Itoa(x), strconv.Itoa(y), "click", "1",
+					"mousemove", "2", "2"); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -93,18 +96,61 @@ func TestFirstRunWindowOnNewFolder(t *testing.T) {
 	}
 }
 
-// shot saves the part r of the screen as a PNG; a failure is only logged.
-func shot(t *testing.T, disp *xtest.Display, r image.Rectangle, path string) {
-	img, err := disp.Screenshot()
-	if err == nil {
-		if s, ok := img.(interface {
-			SubImage(image.Rectangle) image.Image
-		}); ok {
-			img = s.SubImage(r)
+// shot saves the part r of the screen as a PNG once it is drawn and
+// differs from last (the step before), and returns it; a failure is only
+// logged: the pictures are for people to look at.
+func shot(t *testing.T, ctx context.Context, disp *xtest.Display, r image.Rectangle, last image.Image, path string) image.Image {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var img, prev image.Image
+	err := xtest.Poll(ctx, func() (bool, error) {
+		full, err := disp.Screenshot()
+		if err != nil {
+			return false, err
 		}
+		s, ok := full.(interface {
+			SubImage(image.Rectangle) image.Image
+		})
+		if !ok {
+			return false, fmt.Errorf("a %T cannot be cut", full)
+		}
+		prev, img = img, s.SubImage(r)
+		// Drawn, new, and the same twice in a row: the step is painted whole.
+		return drawn(img) && (last == nil || differs(img, last)) && prev != nil && !differs(img, prev), nil
+	})
+	if err == nil {
 		err = xtest.WritePNG(path, img)
 	}
 	if err != nil {
 		t.Logf("screenshot %s: %v", path, err)
 	}
+	return img
+}
+
+// drawn reports whether the window's middle is painted (not all black).
+func drawn(img image.Image) bool {
+	b := img.Bounds()
+	for y := b.Min.Y + b.Dy()/4; y < b.Max.Y-b.Dy()/4; y += 7 {
+		for x := b.Min.X + b.Dx()/4; x < b.Max.X-b.Dx()/4; x += 7 {
+			if r, g, bl, _ := img.At(x, y).RGBA(); r+g+bl > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func differs(a, b image.Image) bool {
+	if a.Bounds().Size() != b.Bounds().Size() {
+		return true
+	}
+	ab, bb := a.Bounds(), b.Bounds()
+	for y := 0; y < ab.Dy(); y += 3 {
+		for x := 0; x < ab.Dx(); x += 3 {
+			if a.At(ab.Min.X+x, ab.Min.Y+y) != b.At(bb.Min.X+x, bb.Min.Y+y) {
+				return true
+			}
+		}
+	}
+	return false
 }

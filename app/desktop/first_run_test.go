@@ -75,13 +75,21 @@ func TestFirstRunFooter(t *testing.T) {
 // thread until it is all done.
 func waitFirstRun(t *testing.T, g *gui, f *firstRun) {
 	t.Helper()
+	waitGroups(t, g, "the first-run window's work", &f.bg, &f.models.bg)
+}
+
+// waitGroups runs what background work handed to the UI thread until
+// every one of wgs is done.
+func waitGroups(t *testing.T, g *gui, what string, wgs ...*sync.WaitGroup) {
+	t.Helper()
 	done := make(chan struct{})
 	go func() {
-		f.bg.Wait()
-		f.models.bg.Wait()
+		for _, wg := range wgs {
+			wg.Wait()
+		}
 		close(done)
 	}()
-	poll(t, g, "the first-run window's work", func() bool {
+	poll(t, g, what, func() bool {
 		select {
 		case <-done:
 			return true

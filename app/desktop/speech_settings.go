@@ -200,7 +200,8 @@ func newModelList(g *gui, win fyne.Window) *modelList {
 		r.cancel.Hide()
 		r.use = widget.NewButtonWithIcon("Use", theme.ConfirmIcon(), r.useIt)
 		r.remove = widget.NewButtonWithIcon("Delete…", theme.DeleteIcon(), r.askDelete)
-		buttons := container.NewHBox(r.state, r.use, r.remove, r.download, r.cancel)
+		// Top-aligned at their own height, not stretched to the row's.
+		buttons := container.NewVBox(container.NewHBox(r.state, r.use, r.remove, r.download, r.cancel))
 		head := container.NewBorder(nil, nil, nil, buttons, container.NewVBox(r.title, note))
 		if i > 0 {
 			l.content.Add(widget.NewSeparator())
@@ -482,9 +483,10 @@ func newSpeechView(g *gui, win fyne.Window) *speechView {
 	}
 	v.wake.OnSubmitted = func(text string) { go saveWake(text)() }
 	v.wake.OnChanged = func(text string) { g.debounceSave(settings.KeyWakePhrase, saveWake(text)) }
-	wakeNote := widget.NewLabel("When set, Spirit acts only on spoken commands that start with these words, " +
-		"e.g. “hey spirit, remind me to call Dana at 3”. Leave it empty to act on every command it hears.")
-	wakeNote.Wrapping = fyne.TextWrapWord
+	// Two short lines, not wrapped: a wrapped label in a scrolled form is
+	// measured before its width is known and overlaps what follows.
+	wakeNote := widget.NewLabel("Spirit acts only on spoken commands that start with these words,\n" +
+		"e.g. “hey spirit, remind me to call Dana at 3”. Empty: every command counts.")
 	wakeNote.Importance = widget.LowImportance
 
 	intro := widget.NewLabel("Spirit turns speech into text on this computer with a speech model. " +
@@ -495,7 +497,7 @@ func newSpeechView(g *gui, win fyne.Window) *speechView {
 		widget.NewFormItem("Wake phrase", container.NewVBox(v.wake, v.problem, wakeNote)),
 	)
 	v.content = container.NewVScroll(container.NewPadded(container.NewVBox(
-		intro, form, widget.NewSeparator(),
+		intro, widget.NewSeparator(), form, widget.NewSeparator(),
 		widget.NewLabelWithStyle("Speech models", fyne.TextAlignLeading, fyne.TextStyle{Bold: true}),
 		v.list.content)))
 	v.refresh()
@@ -506,17 +508,18 @@ func newSpeechView(g *gui, win fyne.Window) *speechView {
 func (v *speechView) refresh() {
 	v.list.refresh()
 	state, detail := v.g.core.VoiceState()
-	text := inUseText(v.g.core.SpeechModelInUse(), v.g.core.Status().ListeningPaused, v.list.installed(), state, detail)
-	v.inUse.SetText(text)
+	inUse, paused, installed := v.g.core.SpeechModelInUse(), v.g.core.Status().ListeningPaused, v.list.installed()
+	v.inUse.SetText(inUseText(inUse, paused, installed, state, detail, "below"))
 	if v.g.settingsView != nil {
-		v.g.settingsView.showSpeech(text)
+		v.g.settingsView.showSpeech(inUseText(inUse, paused, installed, state, detail, "on the Speech page"))
 	}
 }
 
 // inUseText says which model listening uses, in the lawyer's words, from
 // the model file loaded, the pause, whether any model is downloaded and
-// the voice state with its detail.
-func inUseText(path string, paused, installed bool, state, detail string) string {
+// the voice state with its detail; where says where models are downloaded
+// from the page showing it.
+func inUseText(path string, paused, installed bool, state, detail, where string) string {
 	name := strings.TrimSuffix(strings.TrimPrefix(filepath.Base(path), "ggml-"), ".bin")
 	switch {
 	case path != "" && paused:
@@ -530,5 +533,5 @@ func inUseText(path string, paused, installed bool, state, detail string) string
 	case installed:
 		return "nothing yet: the model is loading"
 	}
-	return "nothing: download a model below to use voice commands"
+	return "nothing: download a model " + where + " to use voice commands"
 }

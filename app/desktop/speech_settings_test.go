@@ -91,7 +91,7 @@ func TestSpeechInUseText(t *testing.T) {
 		{"failed", "", false, true, "speech model failed", "nothing: the model did not load (bad magic). Delete it and download it again."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := inUseText(tc.path, tc.paused, tc.installed, tc.state, "bad magic"); got != tc.want {
+			if got := inUseText(tc.path, tc.paused, tc.installed, tc.state, "bad magic", "below"); got != tc.want {
 				t.Errorf("got %q, want %q", got, tc.want)
 			}
 		})
@@ -186,17 +186,7 @@ func TestSpeechPageWakePhrase(t *testing.T) {
 
 func waitList(t *testing.T, g *gui, l *modelList) {
 	t.Helper()
-	done := make(chan struct{})
-	go func() { l.bg.Wait(); close(done) }()
-	poll(t, g, "the model list's work", func() bool {
-		select {
-		case <-done:
-			return true
-		default:
-			return false
-		}
-	})
-	pump(g)
+	waitGroups(t, g, "the model list's work", &l.bg)
 }
 
 func containsText(labels []string, s string) bool {

@@ -178,7 +178,7 @@ func newSettingsView(g *gui, win fyne.Window) *settingsView {
 	ocr.SetChecked(set.ScreenText)
 
 	v.speech = widget.NewLabel("")
-	v.speech.Wrapping = fyne.TextWrapWord
+	v.speech.Truncation = fyne.TextTruncateEllipsis
 	dbPath := g.core.DatabasePath()
 	hotkey, nudgeHotkey := g.hotkey, g.nudgeHotkey
 	if hotkey == "" {
@@ -219,7 +219,7 @@ func newSettingsView(g *gui, win fyne.Window) *settingsView {
 		widget.NewFormItem("Your data", newExportRow(g, win).content),
 		widget.NewFormItem("Start over", v.deleteAll.content),
 	)
-	v.privacy = container.NewVScroll(container.NewPadded(container.NewVBox(privacy, widget.NewSeparator(), privacyForm)))
+	v.privacy = container.NewVScroll(container.NewPadded(container.NewVBox(privacyForm, widget.NewSeparator(), privacy)))
 	opening = false
 	return v
 }
@@ -285,7 +285,7 @@ func (v *settingsView) update(st app.Status) {
 
 // showSpeech shows the model in use, from the Speech page's words.
 func (v *settingsView) showSpeech(text string) {
-	v.speech.SetText("Speech model: " + text + ". Models and the wake phrase: the Speech page.")
+	v.speech.SetText("Speech model: " + text)
 }
 
 func (g *gui) showActivity() {
