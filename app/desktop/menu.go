@@ -7,7 +7,14 @@ import (
 	"fyne.io/fyne/v2"
 
 	"github.com/spirit-app/spirit/app"
+	"github.com/spirit-app/spirit/voice/listen"
 )
+
+// statusOffersModel reports whether the status line leads to downloading
+// a speech model: listening is on but has none.
+func statusOffersModel(st app.Status) bool {
+	return st.Voice == listen.NoModel && !st.ListeningPaused
+}
 
 // buildMenu makes the menu that both the tray and the orb's panel show.
 func (g *gui) buildMenu(st app.Status) {
@@ -40,6 +47,13 @@ func (g *gui) buildMenu(st app.Status) {
 
 func (g *gui) setItems(st app.Status) {
 	g.statusItem.Label = st.Line()
+	// Without a speech model, the status line opens Settings → Speech,
+	// where one is downloaded; otherwise it only says how things are.
+	g.statusItem.Disabled = !statusOffersModel(st)
+	g.statusItem.Action = nil
+	if statusOffersModel(st) {
+		g.statusItem.Action = g.showSpeechSettings
+	}
 	g.listenItem.Checked = st.ListeningPaused
 	g.watchItem.Checked = st.WatchingPaused
 }

@@ -535,3 +535,15 @@ func inUseText(path string, paused, installed bool, state, detail, where string)
 	}
 	return "nothing: download a model " + where + " to use voice commands"
 }
+
+// showSpeechSettings opens Settings on its Speech page.
+func (g *gui) showSpeechSettings() {
+	g.showSettings()
+	if tabs, ok := g.settingsWindow.Content().(*container.AppTabs); ok {
+		for _, it := range tabs.Items {
+			if it.Text == "Speech" {
+				tabs.Select(it)
+			}
+		}
+	}
+}

@@ -8,8 +8,11 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 
+	"github.com/spirit-app/spirit/app"
+	"github.com/spirit-app/spirit/voice/listen"
 	"github.com/spirit-app/spirit/voice/model"
 	"github.com/spirit-app/spirit/voice/whisper/whispertest"
 )
@@ -196,4 +199,35 @@ func containsText(labels []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestSpeechStatusLineOffersModel: without a speech model the menu's
+// status line opens Settings on the Speech page; with one, or paused, it
+// is only a line.
+func TestSpeechStatusLineOffersModel(t *testing.T) {
+	g, _, _ := newTestGUI(t)
+	for _, tc := range []struct {
+		name string
+		st   app.Status
+		want bool
+	}{
+		{"no model", app.Status{Voice: listen.NoModel}, true},
+		{"no model, paused", app.Status{Voice: listen.NoModel, ListeningPaused: true}, false},
+		{"listening", app.Status{Voice: listen.Capturing}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g.setItems(tc.st)
+			if got := !g.statusItem.Disabled && g.statusItem.Action != nil; got != tc.want {
+				t.Fatalf("status line offers a model: %v, want %v", got, tc.want)
+			}
+			if !tc.want {
+				return
+			}
+			g.statusItem.Action()
+			tabs := g.settingsWindow.Content().(*container.AppTabs)
+			if tabs.Selected() == nil || tabs.Selected().Text != "Speech" {
+				t.Errorf("Settings opened on %v, want Speech", tabs.Selected())
+			}
+		})
+	}
 }
