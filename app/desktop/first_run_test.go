@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha1"
 	"encoding/hex"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,6 +20,8 @@ import (
 
 	"github.com/spirit-app/spirit/agents/llm/scripted"
 	"github.com/spirit-app/spirit/agents/llm/setup"
+	"github.com/spirit-app/spirit/agents/mail/accounts"
+	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/voice/model"
 	"github.com/spirit-app/spirit/voice/whisper/whispertest"
 )
@@ -345,5 +348,84 @@ func TestFirstRunProviderStep(t *testing.T) {
 	}
 	if f.key.Text != "" || f.next.Text != "Next" {
 		t.Errorf("after Save: key field %q, step offers %q", f.key.Text, f.next.Text)
+	}
+}
+
+// TestFirstRunCheckAtStart: a new Spirit opens the window; one with a
+// speech model and a mail account is marked set up and opens nothing.
+func TestFirstRunCheckAtStart(t *testing.T) {
+	t.Run("new", func(t *testing.T) {
+		g, sp, _ := newTestGUI(t)
+		g.checkFirstRun()
+		pump(g)
+		if g.setup == nil || !g.setup.w.Content().Visible() {
+			t.Fatal("a new Spirit shows no setup window")
+		}
+		if set, _ := sp.core.Settings(context.Background()); set.SetupDone {
+			t.Error("showing the window marked Spirit set up")
+		}
+	})
+	t.Run("set up before", func(t *testing.T) {
+		g, sp, _ := newTestGUI(t)
+		ctx := context.Background()
+		p := filepath.Join(model.Dir(g.dataDir()), "ggml-tiny.en.bin")
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("weights"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		root := filepath.Join(t.TempDir(), "Maildir")
+		for _, sub := range []string{"cur", "new", "tmp"} {
+			if err := os.MkdirAll(filepath.Join(root, sub), 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cfg, _ := json.Marshal(accounts.FileConfig{Path: root})
+		_, err := sp.core.AddMailAccount(ctx, index.Account{Kind: index.KindMaildir, Name: "Mail", Address: "dana@example.com", Config: cfg},
+			func(context.Context) (accounts.Credentials, error) { return accounts.Credentials{}, nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		g.checkFirstRun()
+		pump(g)
+		if g.setup != nil {
+			t.Error("a Spirit set up already got the setup window")
+		}
+		if set, _ := sp.core.Settings(ctx); !set.SetupDone {
+			t.Error("a Spirit set up already was not marked so")
+		}
+	})
+}
+
+// TestSpeechDownloadBadChecksum: a download whose checksum does not match
+// is said so, nothing is installed and nothing is kept to resume.
+func TestSpeechDownloadBadChecksum(t *testing.T) {
+	g, sp, _ := newTestGUI(t)
+	_, m := testModels(t, g)
+	m.SHA1 = strings.Repeat("0", 40)
+	g.models.catalog = []model.Model{m}
+	w := test.NewWindow(nil)
+	l := newModelList(g, w)
+	r := l.rows[0]
+	// The server's first answer stops halfway: cancel it, then resume.
+	test.Tap(r.download)
+	part := filepath.Join(model.Dir(g.dataDir()), m.File()+".part")
+	poll(t, g, "half the model", func() bool {
+		st, err := os.Stat(part)
+		return err == nil && st.Size() > 0
+	})
+	test.Tap(r.cancel)
+	waitList(t, g, l)
+	test.Tap(r.download)
+	waitList(t, g, l)
+	if !strings.Contains(r.status.Text, "does not match") || !strings.HasPrefix(r.status.Text, "The download did not finish:") {
+		t.Errorf("status %q", r.status.Text)
+	}
+	if st := model.Statuses(g.dataDir(), g.models.catalog)[0]; st.Installed() || st.Partial != 0 {
+		t.Errorf("after a bad checksum: %+v", st)
+	}
+	if r.download.Text != "Download" || sp.core.SpeechModelInUse() != "" {
+		t.Errorf("the row offers %q; in use %q", r.download.Text, sp.core.SpeechModelInUse())
 	}
 }
