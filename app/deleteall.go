@@ -60,9 +60,6 @@ func (c *Core) deleteAllAsked() (DeleteAll, bool) {
 	return *c.deleteAll, true
 }
 
-// calendarEventsName is calendarEventsDir's name in the data folder.
-var calendarEventsName = filepath.Base(calendarEventsDir(""))
-
 // ownData picks, from the names in a data folder, those Spirit wrote: its
 // database and SQLite's files beside it, the local API's file, the
 // encrypted secrets (and copies moved aside as damaged, and unfinished
@@ -72,7 +69,7 @@ var calendarEventsName = filepath.Base(calendarEventsDir(""))
 func ownData(names []string, models bool) []string {
 	exact := []string{
 		store.FileName, store.FileName + "-wal", store.FileName + "-shm", store.FileName + "-journal",
-		api.InfoFile, secrets.FileName, secrets.KeyFileName, calendarEventsName,
+		api.InfoFile, secrets.FileName, secrets.KeyFileName, filepath.Base(calendarEventsDir("")),
 	}
 	if models {
 		exact = append(exact, filepath.Base(model.Dir("")))
