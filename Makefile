@@ -31,7 +31,7 @@ export LIBRARY_PATH := $(WHISPER_SRC_DIR)/build/src:$(WHISPER_SRC_DIR)/build/ggm
 # reads this at process start, so it must be in the environment.
 export OMP_WAIT_POLICY ?= passive
 
-.PHONY: all build run test race bench fuzz deps deps-test vet fmt clean whisper windows fyne-patch
+.PHONY: all build run test race bench fuzz deps deps-test vet fmt clean whisper windows fyne-patch package
 
 all: build
 
@@ -64,6 +64,18 @@ windows: whisper fyne-patch
 	@set -e; eval "$$(build/windows.sh --export)"; \
 	  GOOS=windows GOARCH=amd64 CGO_ENABLED=1 GOFLAGS=-tags=$(TAGS),no_ocr \
 	  $(GO) build -ldflags "$(LDFLAGS) -extldflags '-static $$WINDOWS_EXTLDFLAGS'" -o $(WINDOWS_OUT) .
+
+# Linux packages into PACKAGE_OUT: a tarball in Fyne's layout and a .deb
+# (build/package, its own Go module: the packager stays out of go.mod).
+# The binary is built -trimpath and stripped; with SOURCE_DATE_EPOCH (the
+# commit's time by default) the same commit gives the same bytes.
+PACKAGE_OUT ?= bin/package
+package: whisper
+	@build/deps.sh package
+	@mkdir -p $(PACKAGE_OUT)
+	$(GO) build -trimpath -ldflags '$(LDFLAGS) -s -w' -o $(abspath $(PACKAGE_OUT))/spirit .
+	cd build/package && $(GO) run . -repo ../.. -binary $(abspath $(PACKAGE_OUT))/spirit \
+	  -version $(VERSION) -out $(abspath $(PACKAGE_OUT))
 
 # Without a display there is no tray or orb: run headless and say so.
 run: build
@@ -118,6 +130,7 @@ test: deps-test whisper fyne-patch windows vet
 	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -vxF -f <($(GO) list $(RACE_PKGS)))
 	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -race -count=1 -timeout 20m $(RACE_PKGS)
 	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -race -short -count=1 -timeout 20m $(RACE_SHORT_PKGS)
+	cd build/package && $(GO) test -count=1 ./...
 	@GO='$(GO)' build/fuzz.sh $(FUZZTIME)
 
 # Every package's tests under the race detector, integration tests

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the system packages Spirit needs to build, run and test.
-# Usage: build/deps.sh run|test
+# Usage: build/deps.sh run|test|package
 # As root on Debian/Ubuntu it installs what is missing with apt-get; otherwise
 # it prints the exact command to run and fails.
 set -euo pipefail
@@ -16,9 +16,11 @@ run_pkgs=(dbus dbus-x11 libgl1-mesa-dri libportaudio2 tesseract-ocr-eng)
 # Test: a real X server, window manager and window tools; the real programs
 # Spirit is tried against (Thunderbird, Chromium for webmail pages, a CalDAV
 # server), the accessibility bus mail clients expose their text on, and
-# desktop-file-validate for the autostart entry Spirit writes.
+# desktop-file-validate for the autostart entry Spirit writes; the packages'
+# tools (dpkg-shlibdeps for the .deb's Depends, appstreamcli to validate
+# its metainfo).
 test_pkgs=(xvfb openbox xdotool x11-utils jackd2 espeak-ng sox gnome-keyring
-  thunderbird chromium at-spi2-core radicale desktop-file-utils)
+  thunderbird chromium at-spi2-core radicale desktop-file-utils dpkg-dev appstream)
 # The fonts the mail look-alikes fall back to (Arial, Segoe UI, Helvetica and
 # Calibri are metric-matched by Liberation Sans and Carlito). Chromium only
 # recommends them, and without them a fresh machine renders those pages in
@@ -30,6 +32,10 @@ test_pkgs+=(gcc-mingw-w64-x86-64 g++-mingw-w64-x86-64 wine64 wine curl)
 pkgs=("${build_pkgs[@]}" "${run_pkgs[@]}")
 if [ "$want" = test ] || [ "$want" = bench ]; then
   pkgs+=("${test_pkgs[@]}")
+fi
+# make package: dpkg-shlibdeps finds the libraries the .deb depends on.
+if [ "$want" = package ]; then
+  pkgs+=(dpkg-dev)
 fi
 
 case "$(uname -s)" in
