@@ -38,14 +38,14 @@ type wine struct {
 }
 
 // requireTool skips (or, with SPIRIT_REQUIRE_DESKTOP=1, fails) when a tool
-// the Windows tests need is missing, saying how to get it.
+// a test needs is missing, saying how to get it.
 func requireTool(t *testing.T, what, fix string) {
 	t.Helper()
 	msg := fmt.Sprintf("%s is missing (%s)", what, fix)
 	if os.Getenv(xtest.RequireEnv) == "1" {
 		t.Fatalf("%s; %s=1 requires it", msg, xtest.RequireEnv)
 	}
-	t.Skipf("%s; skipping the Windows build's tests", msg)
+	t.Skipf("%s; skipping %s", msg, t.Name())
 }
 
 // buildWindows cross-compiles spirit.exe with `make windows` (the one
@@ -79,15 +79,7 @@ func cachedPrefix(t *testing.T, ctx context.Context, bin string, display []strin
 	if err != nil {
 		t.Fatalf("%s --version: %v", bin, err)
 	}
-	cache := os.Getenv("SPIRIT_CACHE")
-	if cache == "" {
-		base, err := os.UserCacheDir()
-		if err != nil {
-			t.Fatalf("no cache directory: %v", err)
-		}
-		cache = filepath.Join(base, "spirit")
-	}
-	dir := filepath.Join(cache, "wine-prefix-"+strings.ReplaceAll(strings.TrimSpace(string(ver)), " ", "_"))
+	dir := filepath.Join(spiritCache(t), "wine-prefix-"+strings.ReplaceAll(strings.TrimSpace(string(ver)), " ", "_"))
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
 		t.Fatal(err)
 	}
