@@ -254,6 +254,24 @@ func checkDeb(t *testing.T, ctx context.Context, deb string) {
 			t.Errorf("spirit doctor without Tesseract's English data:\n%s\nwant a PROBLEM naming tesseract-ocr-eng", got)
 		}
 	})
+
+	t.Run("nothing comes from this machine", func(t *testing.T) {
+		// Spirit finds its libraries in the root alone: without the one
+		// libportaudio2 brings, it cannot start at all.
+		libs, _ := filepath.Glob(filepath.Join(root, "usr/lib/x86_64-linux-gnu/libportaudio.so.2*"))
+		if len(libs) == 0 {
+			t.Fatal("libportaudio.so.2 is not in the root")
+		}
+		for _, l := range libs {
+			if err := os.Remove(l); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := runInRoot(t, ctx, root, nil, "version")
+		if err == nil || !strings.Contains(got, "libportaudio.so.2") {
+			t.Errorf("spirit version without libportaudio2 = %q, %v; want it to fail to load the library", got, err)
+		}
+	})
 }
 
 // doctorLine reports whether the doctor's output has the part's line
