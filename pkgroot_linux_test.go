@@ -188,17 +188,18 @@ func packageRoot(t *testing.T, ctx context.Context, depends string) (root string
 			t.Fatalf("make the root %s: %v", base, err)
 		}
 		t.Logf("made the root of %d packages in %v: %s", len(pkgs), time.Since(start).Round(time.Millisecond), base)
+		pruneRoots(base)
 	}
 	lock.Unlock()
 
 	// The test's own root: the cache's files hard-linked, dpkg's database
 	// copied (dpkg rewrites it).
-	root, err = os.MkdirTemp(dir, "run-")
+	run, err := os.MkdirTemp(dir, "run-")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(root) })
-	root = filepath.Join(root, "root")
+	t.Cleanup(func() { os.RemoveAll(run) })
+	root = filepath.Join(run, "root")
 	if out, err := exec.CommandContext(ctx, "cp", "-al", base, root).CombinedOutput(); err != nil {
 		t.Fatalf("cp -al: %v\n%s", err, out)
 	}
@@ -210,6 +211,25 @@ func packageRoot(t *testing.T, ctx context.Context, depends string) (root string
 		t.Fatalf("cp -a: %v\n%s", err, out)
 	}
 	return root, pkgs
+}
+
+// pruneRoots removes the cached roots other than keep (made for package
+// versions since upgraded: several hundred MB each) that no test is using.
+func pruneRoots(keep string) {
+	locks, _ := filepath.Glob(filepath.Join(filepath.Dir(keep), "*.lock"))
+	for _, l := range locks {
+		old := strings.TrimSuffix(l, ".lock")
+		if old == keep {
+			continue
+		}
+		lock := flock.New(l)
+		if ok, err := lock.TryLock(); err != nil || !ok {
+			continue
+		}
+		os.RemoveAll(old)
+		os.Remove(l)
+		lock.Unlock()
+	}
 }
 
 // makeRoot copies pkgs' files from this machine into a new root at dst and
