@@ -91,6 +91,7 @@ run: build
 vet: whisper fyne-patch
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
+	cd build/package && $(GO) vet ./...
 
 # Seconds of fuzzing per fuzz target: a short run in `make test` (the seed
 # corpora already run as unit tests; this adds new inputs for 2 s a target,
