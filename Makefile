@@ -70,11 +70,11 @@ windows: whisper fyne-patch
 # The binary is built -trimpath and stripped; with SOURCE_DATE_EPOCH (the
 # commit's time by default) the same commit gives the same bytes.
 PACKAGE_OUT ?= bin/package
-package: whisper
+package: whisper fyne-patch
 	@build/deps.sh package
 	@mkdir -p $(PACKAGE_OUT)
 	$(GO) build -trimpath -ldflags '$(LDFLAGS) -s -w' -o $(abspath $(PACKAGE_OUT))/spirit .
-	cd build/package && $(GO) run . -repo ../.. -binary $(abspath $(PACKAGE_OUT))/spirit \
+	cd build/package && GOWORK=off $(GO) run . -repo ../.. -binary $(abspath $(PACKAGE_OUT))/spirit \
 	  -version $(VERSION) -out $(abspath $(PACKAGE_OUT))
 
 # Without a display there is no tray or orb: run headless and say so.
@@ -91,7 +91,7 @@ run: build
 vet: whisper fyne-patch
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) vet ./...
-	cd build/package && $(GO) vet ./...
+	cd build/package && GOWORK=off $(GO) vet ./...
 
 # Seconds of fuzzing per fuzz target: a short run in `make test` (the seed
 # corpora already run as unit tests; this adds new inputs for 2 s a target,
@@ -131,7 +131,7 @@ test: deps-test whisper fyne-patch windows vet
 	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -vxF -f <($(GO) list $(RACE_PKGS)))
 	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -race -count=1 -timeout 20m $(RACE_PKGS)
 	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -race -short -count=1 -timeout 20m $(RACE_SHORT_PKGS)
-	cd build/package && $(GO) test -count=1 ./...
+	cd build/package && GOWORK=off $(GO) test -count=1 ./...
 	@GO='$(GO)' build/fuzz.sh $(FUZZTIME)
 
 # Every package's tests under the race detector, integration tests

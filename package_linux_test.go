@@ -114,6 +114,9 @@ func TestLinuxPackages(t *testing.T) {
 		cmd := exec.CommandContext(ctx, "go", "run", ".", "-repo", "../..",
 			"-binary", filepath.Join(out, "spirit"), "-version", packageVersionTag, "-out", again)
 		cmd.Dir = "build/package"
+		// The packager is its own module, outside the workspace that
+		// make's GOWORK (Fyne's patch) names.
+		cmd.Env = append(os.Environ(), "GOWORK=off")
 		if b, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("the packager again: %v\n%s", err, b)
 		}
