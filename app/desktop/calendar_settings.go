@@ -41,6 +41,10 @@ type calendarKind struct {
 	intro  string // one line above the form
 	fields []calendarField
 	add    func(ctx context.Context, c Core, values map[string]string, progress func(string)) ([]app.CalendarAdded, error)
+	// cloud is the mail account kind (index.Kind…) whose sign-in reads
+	// the calendar; such a kind has no fields and no add: its form picks
+	// the account and one of its calendars (cloud_calendar_settings.go).
+	cloud string
 }
 
 var nameField = calendarField{key: calendar.FieldName, label: "Name", placeholder: "optional", hint: "how Spirit names it; the calendar's own name when empty"}
@@ -81,11 +85,6 @@ func calendarKinds() []calendarKind {
 	return append(kinds, cloudCalendarKinds()...)
 }
 
-// cloudCalendarKinds are the calendars that come with a mail account's
-// sign-in: Microsoft 365 (Outlook) and Google Calendar, one row each, added
-// here when they are built (their form picks the signed-in account).
-func cloudCalendarKinds() []calendarKind { return nil }
-
 // calendarKindName is a stored calendar's kind in the lawyer's words.
 func calendarKindName(kind string) string {
 	switch kind {
@@ -95,9 +94,9 @@ func calendarKindName(kind string) string {
 		return "Subscription"
 	case store.CalendarCalDAV:
 		return "CalDAV"
-	case "msgraph", "graph":
+	case store.CalendarMicrosoft:
 		return "Microsoft 365"
-	case "google", "gcal":
+	case store.CalendarGoogle:
 		return "Google Calendar"
 	}
 	return kind
@@ -187,6 +186,10 @@ type calendarsView struct {
 	content  fyne.CanvasObject
 	// form is the Add form on screen, for tests; nil when none.
 	form *calendarForm
+	// cloud is the Microsoft 365 or Google form on screen; nil when none.
+	cloud *cloudForm
+	// openMail, when set, shows Settings' Mail accounts tab.
+	openMail func()
 	// loaded, when set (tests), runs after each list is shown.
 	loaded func()
 	// note is the tray's calendar note last seen (main thread only).
@@ -216,7 +219,13 @@ func newCalendarsView(g *gui, w fyne.Window) *calendarsView {
 	add.OnTapped = func() {
 		var items []*fyne.MenuItem
 		for _, k := range calendarKinds() {
-			items = append(items, fyne.NewMenuItem(k.label, func() { v.showAdd(k) }))
+			items = append(items, fyne.NewMenuItem(k.label, func() {
+				if k.cloud != "" {
+					v.showCloudAdd(k)
+					return
+				}
+				v.showAdd(k)
+			}))
 		}
 		widget.ShowPopUpMenuAtRelativePosition(fyne.NewMenu("", items...), w.Canvas(), fyne.NewPos(0, add.Size().Height), add)
 	}
@@ -248,7 +257,7 @@ func (v *calendarsView) show(cs []app.CalendarInfo, err error) {
 		l.Importance = widget.DangerImportance
 		v.rows.Add(l)
 	case len(cs) == 0:
-		l := widget.NewLabel("No calendars yet. Add one below: a file, a subscription or a CalDAV account.")
+		l := widget.NewLabel("No calendars yet. Add one below: a file, a subscription, a CalDAV account, or the calendar of your Microsoft 365 or Gmail account.")
 		l.Wrapping = fyne.TextWrapWord
 		v.rows.Add(l)
 	}

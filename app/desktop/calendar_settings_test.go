@@ -31,6 +31,10 @@ func TestCalendarRowText(t *testing.T) {
 			"Work  ·  CalDAV", "42 events · synced Jun 16 09:05", ""},
 		{"one event", app.CalendarInfo{Calendar: store.Calendar{Name: "Court", Kind: store.CalendarFile, LastSync: at}, Events: 1},
 			"Court  ·  iCalendar file", "1 event · synced Jun 16 09:05", ""},
+		{"outlook", app.CalendarInfo{Calendar: store.Calendar{Name: "Calendar (dana@firm.com)", Kind: store.CalendarMicrosoft, LastSync: at}, Events: 2},
+			"Calendar (dana@firm.com)  ·  Microsoft 365", "2 events · synced Jun 16 09:05", ""},
+		{"google", app.CalendarInfo{Calendar: store.Calendar{Name: "Family", Kind: store.CalendarGoogle}},
+			"Family  ·  Google Calendar", "not synced yet", ""},
 		{"new", app.CalendarInfo{Calendar: store.Calendar{Source: "https://x/h.ics", Kind: store.CalendarURL}},
 			"https://x/h.ics  ·  Subscription", "not synced yet", ""},
 		{"never read", app.CalendarInfo{Calendar: store.Calendar{Name: "Home", Kind: store.CalendarURL, LastError: "404 Not Found", ErrorAt: at},
@@ -98,6 +102,12 @@ func TestCalendarKinds(t *testing.T) {
 		t.Fatalf("%d kinds, want file, subscription and CalDAV at least", len(kinds))
 	}
 	for _, k := range kinds {
+		if k.cloud != "" {
+			if k.label == "" || k.title == "" || k.add != nil || len(k.fields) != 0 {
+				t.Errorf("cloud kind %+v: a label and title, no fields or add (its own form)", k)
+			}
+			continue
+		}
 		if k.label == "" || k.title == "" || k.add == nil || len(k.fields) == 0 {
 			t.Errorf("kind %+v is missing its label, title, fields or add", k)
 		}

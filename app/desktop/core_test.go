@@ -20,6 +20,8 @@ import (
 type spirit struct {
 	core *app.Core
 	bus  *events.Bus
+	// dir is Spirit's data folder (its keychain file when no session bus).
+	dir string
 	// store is a second handle on Spirit's database, for seeding and
 	// writing from the test as another program would.
 	store *store.Store
@@ -94,6 +96,6 @@ func startSpirit(t *testing.T, seed func(st *store.Store)) spirit {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	s.store = st
+	s.store, s.dir = st, dir
 	return s
 }

@@ -82,6 +82,8 @@ type Core interface {
 	AddCalendar(ctx context.Context, nc calendar.NewCalendar, progress func(string)) ([]app.CalendarAdded, error)
 	RemoveCalendar(ctx context.Context, id int64) error
 	SyncCalendarsNow(ctx context.Context) error
+	CloudCalendars(ctx context.Context, account int64) ([]calendar.CloudCalendar, error)
+	AddCloudCalendar(ctx context.Context, account int64, calendarID string) (store.Calendar, error)
 
 	// Settings' Model provider page.
 	ProviderSettings(ctx context.Context) (setup.Settings, error)

@@ -54,16 +54,20 @@ func (g *gui) showSettings() {
 		g.mailView = newMailView(g, w)
 		g.calendarsView = newCalendarsView(g, w)
 		g.speechView = newSpeechView(g, w)
-		return container.NewAppTabs(
+		mailTab := container.NewTabItem("Mail accounts", container.NewPadded(g.mailView.content))
+		tabs := container.NewAppTabs(
 			container.NewTabItem("General", g.settingsView.content),
 			container.NewTabItem("Speech", g.speechView.content),
 			container.NewTabItem("Nudges", container.NewPadded(newNudgesView(g).content)),
 			container.NewTabItem("Privacy", g.settingsView.privacy),
-			container.NewTabItem("Mail accounts", container.NewPadded(g.mailView.content)),
+			mailTab,
 			container.NewTabItem("Calendars", container.NewPadded(g.calendarsView.content)),
 			container.NewTabItem("Model provider", container.NewPadded(newProviderPage(g))),
 			container.NewTabItem("Routines", container.NewPadded(newRoutinesView(g).content)),
 		)
+		// The calendars of Microsoft 365 and Gmail need their mail account first.
+		g.calendarsView.openMail = func() { tabs.Select(mailTab) }
+		return tabs
 	})
 	g.settingsView.update(g.core.Status())
 	g.speechView.refresh()
