@@ -3,7 +3,10 @@ package desktop
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -95,7 +98,14 @@ type cloudForm struct {
 	cancel  context.CancelFunc
 }
 
-func (f *cloudForm) fit() { f.dlg.Resize(fyne.NewSize(520, f.content.MinSize().Height+80)) }
+// fit sizes the form to what it shows now. Twice: a wrapped sentence
+// knows its height only once laid out at the form's width.
+func (f *cloudForm) fit() {
+	f.fields.Refresh() // its labels grey with a disabled field, and back
+	for range 2 {
+		f.dlg.Resize(fyne.NewSize(520, f.content.MinSize().Height+80))
+	}
+}
 
 // working shows the form's progress with what runs, or hides it.
 func (f *cloudForm) working(what string) {
@@ -112,19 +122,22 @@ func (f *cloudForm) working(what string) {
 	f.fit()
 }
 
-func dangerLabel() *widget.Label {
-	l := widget.NewLabel("")
-	l.Importance = widget.DangerImportance
-	l.Wrapping = fyne.TextWrapWord
-	l.Hide()
-	return l
+// asSentence starts msg with a capital and ends it with a full stop, as
+// the form's other sentences are: errors are written to follow a colon.
+func asSentence(msg string) string {
+	r, n := utf8.DecodeRuneInString(msg)
+	msg = string(unicode.ToUpper(r)) + msg[n:]
+	if !strings.HasSuffix(msg, ".") {
+		msg += "."
+	}
+	return msg
 }
 
 // showCloudAdd opens kind's form: it reads the mail accounts, then the
 // chosen account's calendars, each off the main thread.
 func (v *calendarsView) showCloudAdd(kind calendarKind) {
 	ctx, cancel := context.WithCancel(v.g.ctx)
-	f := &cloudForm{kind: kind, cancel: cancel, accountProblem: dangerLabel(), general: dangerLabel(),
+	f := &cloudForm{kind: kind, cancel: cancel, accountProblem: problemLabel(), general: problemLabel(),
 		missing: widget.NewLabel(noCloudAccountText(kind.cloud)), progress: widget.NewProgressBarInfinite(), note: widget.NewLabel("")}
 	f.missing.Wrapping = fyne.TextWrapWord
 	f.missing.Hide()
@@ -160,8 +173,8 @@ func (v *calendarsView) showCloudAdd(kind calendarKind) {
 	})
 	f.account.OnChanged = func(string) { v.readCloudCalendars(ctx, f) }
 	v.cloud = f
-	f.dlg.Show()
 	f.working("Reading your mail accounts…")
+	f.dlg.Show()
 
 	go func() {
 		rctx, done := context.WithTimeout(ctx, 5*time.Second)
@@ -224,7 +237,7 @@ func (v *calendarsView) readCloudCalendars(ctx context.Context, f *cloudForm) {
 			f.working("")
 			switch {
 			case errors.Is(err, calendar.ErrNoCalendarAccess):
-				f.accountProblem.SetText(err.Error())
+				f.accountProblem.SetText(asSentence(err.Error()))
 				f.accountProblem.Show()
 			case err != nil:
 				f.general.SetText("Could not read the calendars of " + a.Name + ": " + err.Error())
@@ -284,7 +297,7 @@ func (v *calendarsView) addCloud(ctx context.Context, f *cloudForm) {
 			case ctx.Err() != nil:
 				// the form was closed
 			case errors.Is(err, calendar.ErrNoCalendarAccess):
-				f.accountProblem.SetText(err.Error())
+				f.accountProblem.SetText(asSentence(err.Error()))
 				f.accountProblem.Show()
 			case err != nil:
 				f.general.SetText("Could not add it: " + err.Error())

@@ -38,6 +38,20 @@ func TestCloudCalendarChoices(t *testing.T) {
 	}
 }
 
+func TestAsSentence(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"lower, no stop", "this sign-in lacks it", "This sign-in lacks it."},
+		{"already one", "Done.", "Done."},
+		{"non-ASCII first", "équipe absente", "Équipe absente."},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := asSentence(tc.in); got != tc.want {
+				t.Errorf("got %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestCloudAccounts(t *testing.T) {
 	as := []index.Account{{ID: 1, Kind: index.KindIMAP, Name: "a"}, {ID: 2, Kind: index.KindGmail, Name: "b"},
 		{ID: 3, Kind: index.KindGraph, Name: "c", Address: "c@firm.com"}, {ID: 4, Kind: index.KindGmail, Name: "d@gmail.com", Address: "d@gmail.com"}}
@@ -166,7 +180,7 @@ func TestCalendarsPageMicrosoftNoCalendarAccess(t *testing.T) {
 	v.showCloudAdd(kindNamed(t, "Microsoft 365"))
 	f := v.cloud
 	waitLong(t, g, 30*time.Second, "the problem under the account", func() bool { return f.accountProblem.Visible() })
-	if got := f.accountProblem.Text; got != calendar.ErrNoCalendarAccess.Error() {
+	if got, want := f.accountProblem.Text, "This account's sign-in does not include calendar access yet: sign in to the mail account again to allow it."; got != want {
 		t.Errorf("under the account: %q", got)
 	}
 	if !f.add.Disabled() || !f.calendar.Disabled() || f.general.Visible() || f.progress.Visible() {
