@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/widget"
 
@@ -221,5 +222,28 @@ func TestCalendarsPageMicrosoftCalendar(t *testing.T) {
 	}
 	if n, _ := sp.store.CountCalendarEvents(t.Context(), cs[0].ID); n != 1 {
 		t.Errorf("%d events, want 1", n)
+	}
+}
+
+// TestSettingsCalendarsOpensMailAccounts: in the Settings window, the
+// cloud form's button with no mail account goes to the Mail accounts tab.
+func TestSettingsCalendarsOpensMailAccounts(t *testing.T) {
+	g, _, _ := newTestGUI(t)
+	g.showSettings()
+	tabs, ok := g.settingsWindow.Content().(*container.AppTabs)
+	if !ok {
+		t.Fatalf("the Settings window shows %T, want tabs", g.settingsWindow.Content())
+	}
+	tabs.SelectIndex(slices.IndexFunc(tabs.Items, func(it *container.TabItem) bool { return it.Text == "Calendars" }))
+	v := g.calendarsView
+	v.showCloudAdd(kindNamed(t, "Google Calendar"))
+	f := v.cloud
+	waitLong(t, g, 10*time.Second, "the missing account said", func() bool { return f.missing.Visible() })
+	if !strings.Contains(f.missing.Text, "Add your Gmail account first") || !f.openMail.Visible() {
+		t.Fatalf("the form says %q; button shown %v", f.missing.Text, f.openMail.Visible())
+	}
+	test.Tap(f.openMail)
+	if got := tabs.Selected().Text; got != "Mail accounts" || v.cloud != nil {
+		t.Errorf("tab %q after the button; form open %v", got, v.cloud != nil)
 	}
 }
