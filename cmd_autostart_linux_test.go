@@ -36,7 +36,7 @@ func TestAutostartAtLogin(t *testing.T) {
 	bus := xtest.StartSessionBus(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute) // a cold cgo build of Fyne takes minutes
 	defer cancel()
-	bin := xtest.BuildGo(t, ctx, "github.com/spirit-app/spirit", "sqlite_fts5")
+	bin := programs.Build(t, ctx, "github.com/spirit-app/spirit", "sqlite_fts5")
 
 	cfg := t.TempDir()
 	dataDir := filepath.Join(t.TempDir(), "Dana's Spirit data")

@@ -104,7 +104,7 @@ func newAgentWorld(t *testing.T, protocol string) *agentWorld {
 	}
 	bctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
-	w.bin = xtest.BuildGo(t, bctx, "github.com/spirit-app/spirit", "sqlite_fts5")
+	w.bin = programs.Build(t, bctx, "github.com/spirit-app/spirit", "sqlite_fts5")
 	return w
 }
 

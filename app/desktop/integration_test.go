@@ -28,6 +28,10 @@ const (
 	orbPx     = 44
 )
 
+// programs builds the spirit binary once for all of this package's tests
+// (relinking it took 20–35 s a test); TestMain removes it.
+var programs xtest.Programs
+
 // desk is one X display with openbox, a private session bus and a test-owned
 // StatusNotifierWatcher, plus the spirit binary built from this module.
 type desk struct {
@@ -57,7 +61,7 @@ func newDeskWith(t *testing.T, trayHost bool) *desk {
 	// A cold cgo build of Fyne takes minutes on two cores.
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Minute)
 	defer cancel()
-	d.bin = xtest.BuildGo(t, ctx, "github.com/spirit-app/spirit", "sqlite_fts5")
+	d.bin = programs.Build(t, ctx, "github.com/spirit-app/spirit", "sqlite_fts5")
 	return d
 }
 

@@ -224,8 +224,12 @@ func (s *shots) save(name string, img image.Image, orb image.Rectangle) {
 }
 
 // TestMain lets this test binary double as audiotest's JACK player (and as
-// the audio capture helper), as the voice packages' tests do.
-func TestMain(m *testing.M) { audiotest.Main(m) }
+// the audio capture helper), as the voice packages' tests do, and removes
+// the spirit binary its tests built once (programs) when they are done.
+func TestMain(m *testing.M) {
+	audiotest.ServeHelpers()
+	os.Exit(programs.Run(m))
+}
 
 // TestOrbStatesWorkingOnScreen runs the real binary with a task agent whose
 // model call is held: while it runs, /health says orb=working and the orb

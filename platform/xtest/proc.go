@@ -272,35 +272,3 @@ func readLineFD(ctx context.Context, r *os.File) (string, error) {
 	}
 	return strings.TrimSpace(line), nil
 }
-
-// BuildGo compiles the main package pkg (a path as accepted by go build,
-// relative to the test's working directory, e.g. "./testdata/app") into a
-// temporary directory and returns the binary's path. It fails the test if
-// the build fails. Pass the module's build tags, e.g. "sqlite_fts5".
-//
-// A cold build of a cgo GUI program can take minutes; ctx bounds it, and
-// the compiler processes are killed with go if it ends.
-func BuildGo(t testing.TB, ctx context.Context, pkg string, tags ...string) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("xtest: go toolchain not found: %v", err)
-	}
-	out := filepath.Join(t.TempDir(), filepath.Base(pkg))
-	args := []string{"build", "-o", out}
-	if len(tags) > 0 {
-		args = append(args, "-tags", strings.Join(tags, ","))
-	}
-	args = append(args, pkg)
-	start := time.Now()
-	p, err := startProc(t, "go build", exec.CommandContext(ctx, goBin, args...))
-	if err != nil {
-		t.Fatalf("xtest: %v", err)
-	}
-	if code, err := p.Wait(context.Background()); err != nil || code != 0 {
-		// The output is logged by p's cleanup.
-		t.Fatalf("xtest: go %s: exit %d, %v", strings.Join(args, " "), code, err)
-	}
-	t.Logf("built %s in %v", pkg, time.Since(start).Round(time.Millisecond))
-	return out
-}

@@ -41,7 +41,7 @@ func TestFyneTrayApp(t *testing.T) {
 	t.Logf("display %s, bus %s, up after %v", d.Name, bus.Address, time.Since(begin).Round(time.Millisecond))
 
 	// A cold cgo build of Fyne takes minutes; it only shares ctx's deadline.
-	bin := xtest.BuildGo(t, ctx, "./testdata/trayapp", "sqlite_fts5")
+	bin := programs.Build(t, ctx, "./testdata/trayapp", "sqlite_fts5")
 
 	tray := xtest.NewTrayHost(t, bus)
 	home := t.TempDir()
