@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"debug/buildinfo"
 	"errors"
 	"fmt"
 	"io"
@@ -26,6 +27,14 @@ const pipeGrace = 2 * time.Second
 // stopGrace is how long cleanup waits after SIGTERM before SIGKILL.
 const stopGrace = 3 * time.Second
 
+// quitGrace is how long a Go program is given to print its goroutines and
+// exit after SIGQUIT before it is killed.
+const quitGrace = 10 * time.Second
+
+// timeoutMargin is how long before the test binary's -timeout a Go child
+// still running is asked for its goroutines.
+const timeoutMargin = quitGrace + 5*time.Second
+
 // noBus is a session bus address that fails immediately: without it libdbus
 // and godbus would autolaunch a stray dbus-daemon.
 const noBus = "disabled:"
@@ -43,6 +52,9 @@ type Proc struct {
 
 	done    chan struct{} // closed once the child has been reaped
 	waitErr error         // valid after done is closed
+
+	goProgram bool      // a Go binary: SIGQUIT makes it print its goroutines
+	endOnce   sync.Once // the first way to end it (ctx, cleanup) wins
 }
 
 // Run starts binary with args in a new process group. The child inherits
@@ -53,16 +65,56 @@ type Proc struct {
 // bus.Env() for anything that uses DBus.
 //
 // The process is killed when ctx is done and at test cleanup; its output is
-// logged if the test failed.
+// logged if the test failed. A Go program still running when ctx's deadline
+// passes, when the test failed, or just before the test binary's -timeout
+// gets SIGQUIT first, so the log shows where each of its goroutines was.
 func Run(t testing.TB, ctx context.Context, binary string, args []string, env []string) *Proc {
 	t.Helper()
-	cmd := exec.CommandContext(ctx, binary, args...)
+	// Not exec.CommandContext: ending on ctx is done below, with the dump.
+	cmd := exec.Command(binary, args...)
 	cmd.Env = childEnv(os.Environ(), env)
 	p, err := startProc(t, filepath.Base(binary), cmd)
 	if err != nil {
 		t.Fatalf("xtest: %v", err)
 	}
+	_, err = buildinfo.ReadFile(cmd.Path)
+	p.goProgram = err == nil
+	stop := context.AfterFunc(ctx, func() {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			p.end(endQuit) // the test's time is up: where is it stuck?
+			return
+		}
+		p.end(endKill)
+	})
+	// Runs before startProc's cleanup (cleanups run last first).
+	t.Cleanup(func() { stop() })
+	if dl, ok := testDeadline(t); ok && p.goProgram {
+		// go test panics at its -timeout and the child dies with it
+		// (Pdeathsig), its output unlogged: dump it to stderr before.
+		if wait := time.Until(dl) - timeoutMargin; wait > 0 {
+			timer := time.AfterFunc(wait, func() {
+				select {
+				case <-p.done:
+					return
+				default:
+				}
+				p.end(endQuit)
+				fmt.Fprintf(os.Stderr, "xtest: %s (pid %d) still running as the test binary times out; its output:\n%s\n",
+					p.Name, p.Pid(), p.Output())
+			})
+			t.Cleanup(func() { timer.Stop() })
+		}
+	}
 	return p
+}
+
+// testDeadline is when go test's -timeout ends the test binary (testing.TB
+// has no Deadline; *testing.T has).
+func testDeadline(t testing.TB) (time.Time, bool) {
+	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		return d.Deadline()
+	}
+	return time.Time{}, false
 }
 
 // FakeApp starts a sleeping process named name (its /proc comm) with args
@@ -139,7 +191,11 @@ func startProc(t testing.TB, name string, cmd *exec.Cmd) (*Proc, error) {
 		close(p.done)
 	}()
 	t.Cleanup(func() {
-		p.stop()
+		how := endTerm
+		if t.Failed() {
+			how = endQuit
+		}
+		p.end(how)
 		if t.Failed() {
 			t.Logf("--- output of %s (pid %d, %s):\n%s", p.Name, cmd.Process.Pid, p.status(), p.Output())
 		}
@@ -159,25 +215,53 @@ func killGroup(proc *os.Process) error {
 	return err
 }
 
-// stop asks the process group to terminate, kills it if it has not exited
-// within stopGrace, and waits until the child is reaped. SIGTERM first lets
-// servers such as Xvfb remove their sockets.
-func (p *Proc) stop() {
-	select {
-	case <-p.done:
-		return
-	default:
-	}
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
-	timer := time.NewTimer(stopGrace)
+// How end stops a process.
+const (
+	endTerm = iota // SIGTERM to the group, SIGKILL after stopGrace
+	endKill        // SIGKILL to the group at once
+	endQuit        // SIGQUIT to a Go program first, then as endTerm
+)
+
+// end stops the process once and waits until it is reaped. endQuit gives
+// a Go program SIGQUIT first: it prints every goroutine's stack to its
+// stderr (captured in Output) and exits. SIGTERM first lets servers such
+// as Xvfb remove their sockets. What is left of the process group is
+// killed. A second caller waits for the first.
+func (p *Proc) end(how int) {
+	p.endOnce.Do(func() {
+		defer func() { _ = killGroup(p.cmd.Process) }() // grandchildren
+		select {
+		case <-p.done:
+			return
+		default:
+		}
+		if how == endQuit && p.goProgram {
+			_ = p.cmd.Process.Signal(syscall.SIGQUIT)
+			if p.waitDone(quitGrace) {
+				return
+			}
+		}
+		if how != endKill {
+			_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
+			if p.waitDone(stopGrace) {
+				return
+			}
+		}
+		_ = killGroup(p.cmd.Process)
+		<-p.done
+	})
+}
+
+// waitDone reports whether the process was reaped within d.
+func (p *Proc) waitDone(d time.Duration) bool {
+	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
 	case <-p.done:
-		return
+		return true
 	case <-timer.C:
+		return false
 	}
-	_ = killGroup(p.cmd.Process)
-	<-p.done
 }
 
 func (p *Proc) status() string {

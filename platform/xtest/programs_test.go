@@ -90,6 +90,51 @@ func TestProgramsBuildFails(t *testing.T) {
 	}
 }
 
+// TestRunDumpsGoroutinesWhenTimeIsUp: a Go program still running when its
+// test's context reaches its deadline prints where its goroutines were.
+func TestRunDumpsGoroutinesWhenTimeIsUp(t *testing.T) {
+	bctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	bin := programs.Build(t, bctx, "./testdata/stuck")
+
+	// The deadline passes only once the program said it is ready: before
+	// the Go runtime is up, SIGQUIT would kill it without a dump.
+	ctx := &timeUp{Context: t.Context(), done: make(chan struct{})}
+	p := xtest.Run(t, ctx, bin, nil, nil)
+	if err := xtest.Poll(bctx, func() (bool, error) { return strings.Contains(p.Stdout(), "ready"), nil }); err != nil {
+		t.Fatalf("stuck never said ready: %v\n%s", err, p.Output())
+	}
+	close(ctx.done)
+	select {
+	case <-p.Done():
+	case <-bctx.Done():
+		t.Fatal("the program outlived its deadline")
+	}
+	out := p.Stderr()
+	for _, want := range []string{"SIGQUIT", "main.waitForever"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stderr lacks %q: no goroutine dump?\n%s", want, out)
+		}
+	}
+}
+
+// timeUp is a context whose deadline passes when done is closed.
+type timeUp struct {
+	context.Context
+	done chan struct{}
+}
+
+func (c *timeUp) Done() <-chan struct{} { return c.done }
+
+func (c *timeUp) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
+	}
+}
+
 // fatalTB records a Fatalf instead of failing the real test.
 type fatalTB struct {
 	testing.TB
