@@ -246,11 +246,22 @@ func (j *Jack) Stop() {
 // Ports lists the server's ports.
 func (j *Jack) Ports() []string {
 	j.t.Helper()
-	out, err := exec.Command("jack_lsp", "-s", j.Name).Output()
-	if err != nil {
-		j.t.Fatalf("jack_lsp: %v", err)
+	// jack_lsp failed once on a loaded machine with only "exit status 1"
+	// while the server ran on: ask again before failing, and show what
+	// it said on stderr.
+	var errs []string
+	for try := 0; try < 2; try++ {
+		cmd := exec.Command("jack_lsp", "-s", j.Name)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err == nil {
+			return strings.Fields(string(out))
+		}
+		errs = append(errs, fmt.Sprintf("%v: %s", err, strings.TrimSpace(stderr.String())))
 	}
-	return strings.Fields(string(out))
+	j.t.Fatalf("jack_lsp failed twice: %s", strings.Join(errs, "; "))
+	return nil
 }
 
 // PortsOf lists the ports of clients whose name starts with prefix.
