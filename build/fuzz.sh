@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Runs Go's fuzzing engine on every fuzz target of the module, one target
-# at a time (the engine takes one target per `go test -fuzz`), for a fixed
-# time each, and prints a summary.
+# Runs Go's fuzzing engine on every fuzz target of the module for a fixed
+# time each, and prints a summary. The engine takes one target per run, so
+# targets run side by side in lanes (default 2, one fuzzing worker each):
+# on two cores that halves the wall time of a short run, whose cost is
+# mostly each run's start (baseline coverage of the corpus), not fuzzing.
 #
 # Usage: build/fuzz.sh [SECONDS] [PACKAGE...]
 #   SECONDS   fuzzing time per target (default 10); `make test` runs a few
@@ -18,7 +20,8 @@
 #
 # Environment:
 #   GO                 the go command (default: go on PATH)
-#   FUZZ_PARALLEL      fuzzing processes per target (default 2)
+#   FUZZ_LANES         targets fuzzed at the same time (default 2)
+#   FUZZ_PARALLEL      fuzzing processes per target (default 1)
 #   FUZZ_MINIMIZE      how long to shrink an input that widened coverage or
 #                      failed (-fuzzminimizetime; default 5s: the engine's
 #                      60 s stalls short runs, and a failing input is saved
@@ -33,6 +36,9 @@ shift || true
 case "$secs" in
   '' | *[!0-9]*) echo "usage: $0 [SECONDS] [PACKAGE...]" >&2; exit 2 ;;
 esac
+case "${FUZZ_LANES:-2}" in
+  '' | 0 | *[!0-9]*) echo "fuzz: FUZZ_LANES must be a number from 1" >&2; exit 2 ;;
+esac
 
 if [ "$secs" -eq 0 ]; then
   echo "fuzz: skipped (0 seconds per target)" >&2
@@ -41,12 +47,13 @@ fi
 
 cd "$(dirname "$0")/.."
 GO=${GO:-$(command -v go || echo /usr/local/go/bin/go)}
-parallel=${FUZZ_PARALLEL:-2}
+lanes=${FUZZ_LANES:-2}
+parallel=${FUZZ_PARALLEL:-1}
 minimize=${FUZZ_MINIMIZE:-5s}
 
 # The same build settings as the Makefile's: run from make these are
 # inherited; run by hand they may be missing.
-export GOFLAGS=${GOFLAGS:--tags=sqlite_fts5}
+export GOFLAGS=${GOFLAGS:--tags=sqlite_fts5 -trimpath}
 export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
 case ":${C_INCLUDE_PATH:-}:" in
   *whisper*) ;;
@@ -80,6 +87,9 @@ cache="$("$GO" env GOCACHE)/fuzz"
 listing=$("$GO" list -f '{{.Dir}}|{{.ImportPath}}' "${pkgs[@]}") || exit 1
 mapfile -t info <<<"$listing"
 
+# Build every package's fuzz binary first (the go command builds on all
+# cores itself), then fuzz the targets in lanes.
+targets=() # "dir|rel|ip|bin|name"
 for entry in "${info[@]}"; do
   dir=${entry%%|*}
   ip=${entry#*|}
@@ -101,51 +111,89 @@ for entry in "${info[@]}"; do
     continue
   }
   for name in $(grep -E '^Fuzz' <<<"$names"); do
-    echo "fuzz: $rel $name for ${secs}s" >&2
-    t0=$SECONDS
-    # From the package directory: a failing input is written to its
-    # testdata/fuzz/, as `go test` would.
-    (cd "$dir" && "$bin" -test.run '^$' -test.fuzz "^${name}\$" -test.fuzztime "${secs}s" \
-      -test.fuzzminimizetime "$minimize" -test.parallel "$parallel" \
-      -test.fuzzcachedir "$cache/$ip" -test.timeout "$((secs + 600))s") >"$log/out" 2>&1
-    rc=$?
-    took=$((SECONDS - t0))
-    execs=$(grep -oE 'execs: [0-9]+' "$log/out" | tail -1 | cut -d' ' -f2)
-    if [ $rc -eq 0 ]; then
-      summary+=("ok    $rel  $name  ${took}s  ${execs:-0} execs")
-      continue
-    fi
-    # Go's coordinator can fail a run with a bare "context deadline
-    # exceeded" when -fuzztime ends while a worker is busy (slow machine,
-    # baseline coverage of a large cached corpus): https://go.dev/issue/75804.
-    # No input failed; a real finding always names one.
-    if ! grep -qE 'Failing input written|failure while testing seed corpus|panic:|--- FAIL: Fuzz[^ ]*/' "$log/out" &&
-      grep -qxE '[[:space:]]*context deadline exceeded' "$log/out"; then
-      summary+=("ok    $rel  $name  ${took}s  ${execs:-0} execs (ended by Go's deadline race, go.dev/issue/75804)")
-      continue
-    fi
-    failed=1
-    cat "$log/out" >&2
-    # "Failing input written to testdata/fuzz/FuzzX/abc123": relative to
-    # the package directory.
-    input=$(sed -n 's/.*Failing input written to \(testdata\/fuzz\/[^ ]*\).*/\1/p' "$log/out" | tail -1)
-    if [ -z "$input" ]; then
-      # A regression input already in testdata fails before fuzzing starts:
-      # "failure while testing seed corpus entry: FuzzX/abc123".
-      seed=$(sed -n 's/.*failure while testing seed corpus entry: \(Fuzz[^ ]*\).*/\1/p' "$log/out" | tail -1)
-      if [ -n "$seed" ] && [ -f "$dir/testdata/fuzz/$seed" ]; then
-        input=testdata/fuzz/$seed
-      fi
-    fi
-    if [ -n "$input" ]; then
-      summary+=("FAIL  $rel  $name  ${took}s  input $rel/$input (go test -run '${name}/${input##*/}' ./$rel)")
-    else
-      summary+=("FAIL  $rel  $name  ${took}s  (no input saved: a seed in the code failed, or a crash; see above)")
-    fi
+    targets+=("$dir|$rel|$ip|$bin|$name")
   done
 done
 
-echo "fuzz: summary (${secs}s per target, $((SECONDS - start_all))s in all)" >&2
+# fuzz_one N fuzzes target N; it writes its summary line to $log/N.sum and
+# its output to $log/N.out, and exits 1 if the target failed.
+fuzz_one() {
+  local n=$1 dir rel ip bin name out sum
+  IFS='|' read -r dir rel ip bin name <<<"${targets[$n]}"
+  out="$log/$n.out"
+  sum="$log/$n.sum"
+  echo "fuzz: $rel $name for ${secs}s" >&2
+  local t0=$SECONDS
+  # From the package directory: a failing input is written to its
+  # testdata/fuzz/, as `go test` would.
+  (cd "$dir" && "$bin" -test.run '^$' -test.fuzz "^${name}\$" -test.fuzztime "${secs}s" \
+    -test.fuzzminimizetime "$minimize" -test.parallel "$parallel" \
+    -test.fuzzcachedir "$cache/$ip" -test.timeout "$((secs + 600))s") >"$out" 2>&1
+  local rc=$?
+  local took=$((SECONDS - t0))
+  local execs
+  execs=$(grep -oE 'execs: [0-9]+' "$out" | tail -1 | cut -d' ' -f2)
+  if [ $rc -eq 0 ]; then
+    echo "ok    $rel  $name  ${took}s  ${execs:-0} execs" >"$sum"
+    return 0
+  fi
+  # Go's coordinator can fail a run with a bare "context deadline
+  # exceeded" when -fuzztime ends while a worker is busy (slow machine,
+  # baseline coverage of a large cached corpus): https://go.dev/issue/75804.
+  # No input failed; a real finding always names one.
+  if ! grep -qE 'Failing input written|failure while testing seed corpus|panic:|--- FAIL: Fuzz[^ ]*/' "$out" &&
+    grep -qxE '[[:space:]]*context deadline exceeded' "$out"; then
+    echo "ok    $rel  $name  ${took}s  ${execs:-0} execs (ended by Go's deadline race, go.dev/issue/75804)" >"$sum"
+    return 0
+  fi
+  # "Failing input written to testdata/fuzz/FuzzX/abc123": relative to
+  # the package directory.
+  local input seed
+  input=$(sed -n 's/.*Failing input written to \(testdata\/fuzz\/[^ ]*\).*/\1/p' "$out" | tail -1)
+  if [ -z "$input" ]; then
+    # A regression input already in testdata fails before fuzzing starts:
+    # "failure while testing seed corpus entry: FuzzX/abc123".
+    seed=$(sed -n 's/.*failure while testing seed corpus entry: \(Fuzz[^ ]*\).*/\1/p' "$out" | tail -1)
+    if [ -n "$seed" ] && [ -f "$dir/testdata/fuzz/$seed" ]; then
+      input=testdata/fuzz/$seed
+    fi
+  fi
+  if [ -n "$input" ]; then
+    echo "FAIL  $rel  $name  ${took}s  input $rel/$input (go test -run '${name}/${input##*/}' ./$rel)" >"$sum"
+  else
+    echo "FAIL  $rel  $name  ${took}s  (no input saved: a seed in the code failed, or a crash; see above)" >"$sum"
+  fi
+  return 1
+}
+
+running=0
+for n in "${!targets[@]}"; do
+  if [ "$running" -ge "$lanes" ]; then
+    wait -n
+    running=$((running - 1))
+  fi
+  fuzz_one "$n" &
+  running=$((running + 1))
+done
+wait
+
+# Results in the order the targets were found; a failure's output in full.
+for n in "${!targets[@]}"; do
+  if [ ! -s "$log/$n.sum" ]; then
+    IFS='|' read -r _ rel _ _ name <<<"${targets[$n]}"
+    summary+=("FAIL  $rel  $name  (no result: was the fuzzing run killed?)")
+    failed=1
+    continue
+  fi
+  line=$(<"$log/$n.sum")
+  summary+=("$line")
+  if [[ $line == FAIL* ]]; then
+    failed=1
+    cat "$log/$n.out" >&2
+  fi
+done
+
+echo "fuzz: summary (${secs}s per target, $lanes at a time, $((SECONDS - start_all))s in all)" >&2
 printf '  %s\n' "${summary[@]}" >&2
 if [ $failed -ne 0 ]; then
   echo "fuzz: FAILED" >&2
