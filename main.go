@@ -299,6 +299,10 @@ func runSpirit(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if !*headless && !hasDisplay(runtime.GOOS, os.Getenv) {
+		log.Warn("no display (DISPLAY and WAYLAND_DISPLAY are unset): running headless; nudges go to the log and the local API")
+		*headless = true
+	}
 	err = app.Run(ctx, app.Config{DataDir: dir, Headless: *headless, Version: version, Log: log, Desktop: desktop.New})
 	switch {
 	case errors.Is(err, app.ErrAlreadyRunning):
