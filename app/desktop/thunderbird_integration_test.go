@@ -71,6 +71,18 @@ func loadThreepane(t *testing.T) (mbox string, labels threepaneLabels) {
 	return mbox, labels
 }
 
+func TestOneOfEachKind(t *testing.T) {
+	_, labels := loadThreepane(t)
+	var got []string
+	for _, c := range oneOfEachKind(labels.Cases) {
+		got = append(got, c.Expect+"/"+c.Reason)
+	}
+	want := []string{"nudge/needs_reply", "silent/newsletter", "silent/already_replied", "silent/fyi"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("oneOfEachKind = %v, want %v", got, want)
+	}
+}
+
 // TestThreepaneLabelsByTitle checks the labels against the glance's code
 // stage where the message is named exactly: each labelled message as if it
 // were open in its own Thunderbird window, whose title is its subject.
@@ -525,7 +537,11 @@ func TestThunderbirdThreePaneGlance(t *testing.T) {
 // message, or (the pane having nudged about it just before) silence as
 // already nudged about that very thread; for the others the labelled
 // silence. The pane's own outcome is only logged here
-// (TestThunderbirdThreePaneGlance judges it).
+// (TestThunderbirdThreePaneGlance judges it, on every case); here one case
+// of each kind is enough, each costing a window opened and closed. It also
+// checks the harness: the message window is a window of its own, titled
+// by the subject, with the focus, and closing it leaves the main window's
+// title as it was.
 func TestThunderbirdMessageWindowGlance(t *testing.T) {
 	mbox, labels := loadThreepane(t)
 	d := newDesk(t)
@@ -534,13 +550,19 @@ func TestThunderbirdMessageWindowGlance(t *testing.T) {
 	setup := paneSetup{layout: "vertical", openIn: "window"}
 	r := startPaneRun(t, ctx, d, mbox, labels, setup)
 	defer r.stop(t, ctx)
-	for _, c := range labels.Cases {
+	for _, c := range oneOfEachKind(labels.Cases) {
 		pane := r.selectCase(t, ctx, c)
 		r.report(t, setup, pane, false)
 		since := r.lastEntry(t, ctx)
 		w, err := r.tb.OpenMessageWindow(ctx)
 		if err != nil {
 			t.Fatalf("%q: %v", c.Subject, err)
+		}
+		if want := c.Subject + " - Mozilla Thunderbird"; w.Name != want || w.ID == r.tb.Window.ID {
+			t.Errorf("message window %+v, want a window of its own titled %q", w, want)
+		}
+		if active, err := d.disp.ActiveWindow(); err != nil || active != w.ID {
+			t.Errorf("active window %d (%v), want the message window %d", active, err, w.ID)
 		}
 		o, err := r.await(ctx, since, time.Time{}, func(e api.Entry) bool {
 			return e.Text == fmt.Sprintf("switched to %q", w.Name)
@@ -566,7 +588,25 @@ func TestThunderbirdMessageWindowGlance(t *testing.T) {
 		if err := r.tb.CloseWindow(ctx, w); err != nil {
 			t.Fatal(err)
 		}
+		if title, err := r.tb.Title(); err != nil || title != r.tb.Window.Name {
+			t.Errorf("main window titled %q (%v) after the message window, want %q", title, err, r.tb.Window.Name)
+		}
 	}
+}
+
+// oneOfEachKind returns the first case of each outcome (a nudge, and each
+// reason for silence), in the labels' order.
+func oneOfEachKind(cases []threepaneCase) []threepaneCase {
+	seen := map[[2]string]bool{}
+	var out []threepaneCase
+	for _, c := range cases {
+		k := [2]string{c.Expect, c.Reason}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // notMessages opens the windows of Thunderbird that are not messages (a
