@@ -6,7 +6,10 @@ SHELL   := /bin/bash
 GO      ?= $(shell command -v go || echo /usr/local/go/bin/go)
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 TAGS    := sqlite_fts5
-export GOFLAGS := -tags=$(TAGS)
+# -trimpath: without it Go's build cache keys every package of this module
+# by the folder it sits in, so a fresh clone elsewhere (CI, a worktree)
+# compiled the whole module again. Nothing reads source paths at run time.
+export GOFLAGS := -tags=$(TAGS) -trimpath
 # Fyne's event loop, patched to rest when nothing happens instead of
 # polling at 60 Hz (build/fyne/README.md): build/fyne-patch.sh makes the
 # patched copy of Fyne under SPIRIT_CACHE and prints a go.work that uses
@@ -62,7 +65,7 @@ WINDOWS_OUT ?= bin/spirit.exe
 windows: whisper fyne-patch
 	@mkdir -p $(dir $(WINDOWS_OUT))
 	@set -e; eval "$$(build/windows.sh --export)"; \
-	  GOOS=windows GOARCH=amd64 CGO_ENABLED=1 GOFLAGS=-tags=$(TAGS),no_ocr \
+	  GOOS=windows GOARCH=amd64 CGO_ENABLED=1 GOFLAGS="-tags=$(TAGS),no_ocr -trimpath" \
 	  $(GO) build -ldflags "$(LDFLAGS) -extldflags '-static $$WINDOWS_EXTLDFLAGS'" -o $(WINDOWS_OUT) .
 
 # Linux packages into PACKAGE_OUT: a tarball in Fyne's layout and a .deb
