@@ -114,16 +114,18 @@ FUZZTIME_LONG ?= 600
 # app/desktop is the exception: its X integration tests drive a separately
 # built (non-race) spirit binary, so -race there checks only the harness,
 # and their full-screen captures slow down enough under instrumentation to
-# fail the orb's frame-to-frame checks; its unit tests (-short: Fyne's
-# test driver, in process, where every race found so far was) run under
-# -race, the rest without. The passes run one after the other: run side
-# by side, the load failed the orb's timing-sensitive screen checks.
+# fail the orb's frame-to-frame checks. They skip in a race build
+# (app/desktop/race_test.go), so the race pass runs its unit tests only
+# (Fyne's test driver, in process, where every race found so far was),
+# beside the other race packages; the first pass runs all of them. The
+# passes run one after the other: run side by side, the load failed the
+# orb's timing-sensitive screen checks.
 RACE_PKGS := ./app ./app/api ./app/events ./app/supervisor \
 	./agents/mail/imap ./agents/mail/oauth ./agents/store \
 	./agents/task ./agents/work ./agents/digest \
 	./platform ./platform/secrets \
 	./screen ./voice/audio ./voice/listen
-RACE_SHORT_PKGS := ./app/desktop
+RACE_UNIT_PKGS := ./app/desktop
 
 # Tests start their own Xvfb, openbox and session bus; SPIRIT_REQUIRE_DESKTOP
 # makes a missing tool a failure instead of a skip.
@@ -132,13 +134,13 @@ RACE_SHORT_PKGS := ./app/desktop
 # minutes on two cores) must not run inside go test's timeout.
 test: deps-test whisper fyne-patch windows vet
 	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -vxF -f <($(GO) list $(RACE_PKGS)))
-	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -race -count=1 -timeout 20m $(RACE_PKGS)
-	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -race -short -count=1 -timeout 20m $(RACE_SHORT_PKGS)
+	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -race -count=1 -timeout 20m $(RACE_PKGS) $(RACE_UNIT_PKGS)
 	cd build/package && GOWORK=off $(GO) test -count=1 ./...
 	@GO='$(GO)' build/fuzz.sh $(FUZZTIME)
 
 # Every package's tests under the race detector, integration tests
-# included (about 10 minutes on two cores, more than `make test` allows).
+# included but app/desktop's (about 10 minutes on two cores, more than
+# `make test` allows).
 race: deps-test whisper fyne-patch
 	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -race -count=1 -timeout 30m ./...
 

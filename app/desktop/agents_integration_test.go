@@ -43,9 +43,7 @@ type agentWorld struct {
 
 func newAgentWorld(t *testing.T, protocol string) *agentWorld {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("process integration test: skipped in -short mode")
-	}
+	skipIntegration(t)
 	ctx := t.Context()
 	w := &agentWorld{dir: t.TempDir()}
 	// No session bus: secrets fall back to the 0600 file, in the test and

@@ -46,12 +46,22 @@ func newDesk(t *testing.T) *desk {
 	return newDeskWith(t, true)
 }
 
+// skipIntegration skips a test that runs the spirit binary in -short mode
+// and in a race build (see race_test.go).
+func skipIntegration(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("integration test: skipped in -short mode")
+	}
+	if raceBuild {
+		t.Skip("integration test: skipped under -race (it drives a spirit binary built without it)")
+	}
+}
+
 // newDeskWith starts the desktop, with or without a tray host on the bus.
 func newDeskWith(t *testing.T, trayHost bool) *desk {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("desktop integration test: skipped in -short mode")
-	}
+	skipIntegration(t)
 	d := &desk{}
 	d.disp = xtest.StartDisplay(t, 1280, 800)
 	d.bus = xtest.StartSessionBus(t)
