@@ -206,6 +206,7 @@ func (g *gui) started() {
 
 	g.panel = drv.CreateSplashWindow()
 	g.panel.SetTitle("Spirit menu")
+	g.premapPanel()
 	g.rebuildPanel()
 	if w, ok := g.panel.(desktop.Window); ok {
 		w.RequestAlwaysOnTop()
@@ -335,12 +336,9 @@ func (g *gui) placeBeside(w fyne.Window, orbPos image.Point, orb platform.Window
 		scale := w.Canvas().Scale()
 		sz = platform.WindowSize{W: int(s.Width * scale), H: int(s.Height * scale)}
 	}
-	x := orbPos.X - sz.W - 8
-	y := orbPos.Y + orb.H/2 - sz.H/2
-	y = max(wa.Min.Y, min(y, wa.Max.Y-sz.H))
-	x = max(wa.Min.X, x)
+	at := besideOrb(wa, orbPos, orb, sz)
 	if dw, ok := w.(desktop.Window); ok {
-		dw.RequestPosition(x, y)
+		dw.RequestPosition(at.X, at.Y)
 	}
 }
 
@@ -421,6 +419,7 @@ func (g *gui) togglePanel() {
 		return
 	}
 	g.rebuildPanel()
+	g.placeBeforeShow(g.panel)
 	g.showFloating(g.panel)
 	g.setPanelShown(true)
 	g.orbHover(g.hud.over) // the panel shows the line: no tooltip over it

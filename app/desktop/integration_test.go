@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -244,8 +245,10 @@ func TestTrayOrbAndQuit(t *testing.T) {
 	if out, err := second.CombinedOutput(); err != nil {
 		t.Fatalf("second instance: %v\n%s", err, out)
 	}
-	if _, err := d.disp.WaitWindow(ctx, "Spirit menu", func(w xtest.WindowInfo) bool { return w.Viewable }); err != nil {
+	if menu, err := d.disp.WaitWindow(ctx, "Spirit menu", func(w xtest.WindowInfo) bool { return w.Viewable }); err != nil {
 		t.Errorf("first instance did not show itself: %v", err)
+	} else if !menuBesideOrb(menu.Rect, orb.Rect) {
+		t.Errorf("the menu first appeared at %v, not beside the orb %v", menu.Rect, orb.Rect)
 	}
 
 	// Quit from the tray: exit status 0.
@@ -334,21 +337,38 @@ func TestNoSessionBus(t *testing.T) {
 		t.Errorf("/health tray = %q, want no session bus", got)
 	}
 
-	// Click the orb, then the panel's last item, Quit.
+	// Click the orb, then the panel's last item, Quit. The menu must
+	// appear beside the orb from its first showing: it used to appear in
+	// the middle of the screen and then jump, and a click aimed at where
+	// it first appeared was lost ("Spirit did not exit after Quit").
+	// Spirit maps the menu once, one pixel large, as it starts: it must
+	// not stay on the screen.
+	if wins, err := d.disp.FindWindows("Spirit menu"); err != nil {
+		t.Fatal(err)
+	} else if slices.ContainsFunc(wins, func(w xtest.WindowInfo) bool { return w.Viewable }) {
+		t.Errorf("the menu is on the screen before the orb was clicked: %+v", wins)
+	}
 	click(t, d.disp, orb.Rect.Min.Add(image.Pt(orbPx/2, orbPx/2)))
 	panel, err := d.disp.WaitWindow(ctx, "Spirit menu", func(w xtest.WindowInfo) bool { return w.Viewable })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if panel.Rect.Max.X > orb.Rect.Min.X {
-		t.Errorf("panel %v overlaps the orb %v", panel.Rect, orb.Rect)
+	if !menuBesideOrb(panel.Rect, orb.Rect) {
+		t.Errorf("the menu first appeared at %v, not beside the orb %v", panel.Rect, orb.Rect)
 	}
 	// The panel is mapped before Fyne has drawn its items: on a loaded
 	// machine a click at once can land on an empty window and be lost
-	// (seen once in CI). Click Quit again until Spirit exits.
-	quit := image.Pt(panel.Rect.Min.X+30, panel.Rect.Max.Y-12)
+	// (seen once in CI). Click Quit again until Spirit exits, aiming
+	// where the menu is now.
 	for try := 0; try < 5; try++ {
-		click(t, d.disp, quit)
+		panel, err = d.disp.WaitWindow(ctx, "Spirit menu", func(w xtest.WindowInfo) bool { return w.Viewable })
+		if err != nil {
+			t.Fatalf("the menu is gone before Quit was clicked: %v\n%s", err, p.Output())
+		}
+		if !menuBesideOrb(panel.Rect, orb.Rect) {
+			t.Errorf("click %d: the menu is at %v, not beside the orb %v", try+1, panel.Rect, orb.Rect)
+		}
+		click(t, d.disp, image.Pt(panel.Rect.Min.X+30, panel.Rect.Max.Y-12))
 		retry := time.NewTimer(3 * time.Second)
 		select {
 		case <-p.Done():
@@ -368,6 +388,15 @@ func TestNoSessionBus(t *testing.T) {
 	if strings.Contains(p.Output(), "panic") {
 		t.Errorf("output mentions a panic:\n%s", p.Output())
 	}
+}
+
+// menuBesideOrb reports whether the menu at menu sits left of the orb at orb
+// (not over it) and level with it: the orb's middle is within the menu's
+// height, or the menu is as near to it as the screen allows.
+func menuBesideOrb(menu, orb image.Rectangle) bool {
+	mid := (orb.Min.Y + orb.Max.Y) / 2
+	return menu.Max.X <= orb.Min.X && orb.Min.X-menu.Max.X <= 40 &&
+		menu.Min.Y <= mid && mid <= menu.Max.Y
 }
 
 func click(t *testing.T, disp *xtest.Display, at image.Point) {
