@@ -55,3 +55,15 @@ func (h Hotkey) String() string {
 	}
 	return strings.Join(append(parts, h.Key), "+")
 }
+
+// functionKey is n for the key "Fn", n from 1 to 12, and 0 for any other.
+func functionKey(key string) int {
+	var n int
+	if len(key) < 2 || key[0] != 'F' {
+		return 0
+	}
+	if _, err := fmt.Sscanf(key[1:], "%d", &n); err != nil || n < 1 || n > 12 || fmt.Sprint(n) != key[1:] {
+		return 0
+	}
+	return n
+}

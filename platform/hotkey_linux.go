@@ -17,11 +17,8 @@ func keysym(key string) (xproto.Keysym, error) {
 		return xproto.Keysym(key[0] + ('a' - 'A')), nil // lower-case letter keysyms
 	case len(key) == 1 && key[0] >= '0' && key[0] <= '9':
 		return xproto.Keysym(key[0]), nil
-	case len(key) >= 2 && key[0] == 'F':
-		var n int
-		if _, err := fmt.Sscanf(key[1:], "%d", &n); err == nil && n >= 1 && n <= 12 {
-			return xproto.Keysym(0xffbe + n - 1), nil
-		}
+	case functionKey(key) > 0:
+		return xproto.Keysym(0xffbe + functionKey(key) - 1), nil
 	}
 	return 0, fmt.Errorf("unsupported hotkey key %q", key)
 }
