@@ -12,10 +12,11 @@ package platform
 // Display serialises all robotgo calls and re-reads the handle after a
 // snapshot to catch a switch in between.
 //
-// Neither system gets the X11 extras: VisibleWindows is unsupported (no
-// redaction of excluded windows that are visible but not in front).
-// WatchForeground is per system: macOS polls (window_darwin.go), Windows
-// is told by a WinEvent hook (window_windows.go).
+// What robotgo lacks is per system: macOS has no VisibleWindows (no
+// redaction of excluded windows that are visible but not in front) and
+// polls the foreground window (window_darwin.go); Windows lists windows
+// with EnumWindows and is told of foreground changes by a WinEvent hook
+// (window_windows.go).
 
 import (
 	"context"
@@ -45,11 +46,6 @@ func OpenDisplay(string) (*Display, error) {
 
 // Close releases nothing: robotgo holds no connection.
 func (d *Display) Close() error { return nil }
-
-// VisibleWindows is not available through robotgo.
-func (d *Display) VisibleWindows(context.Context) ([]Window, error) {
-	return nil, ErrUnsupported
-}
 
 // Monitors returns the displays' bounds.
 func (d *Display) Monitors(ctx context.Context) ([]image.Rectangle, error) {

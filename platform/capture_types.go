@@ -39,6 +39,11 @@ type Window struct {
 	// Frame is the window's outer rectangle, decorations included, in
 	// screen coordinates; empty when unknown.
 	Frame image.Rectangle
+	// NoCapture means the application asked the system to keep the
+	// window out of screen captures (Windows: a display affinity such as
+	// WDA_EXCLUDEFROMCAPTURE, set by password managers, banking and DRM
+	// players). Spirit honours it like its own exclusions.
+	NoCapture bool
 }
 
 // App is a human name for the window's application: the display name where

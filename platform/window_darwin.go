@@ -21,6 +21,11 @@ type osDisplay struct{}
 
 func (o *osDisplay) init() error { return nil }
 
+// VisibleWindows is not available through robotgo.
+func (d *Display) VisibleWindows(context.Context) ([]Window, error) {
+	return nil, ErrUnsupported
+}
+
 // Foreground returns the focused window of the frontmost application, or a
 // zero Window when there is none.
 //

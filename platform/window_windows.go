@@ -31,12 +31,15 @@ import (
 type osDisplay struct {
 	getWindowTextLength, getWindowText, getWindowRect, getClassName *windows.LazyProc
 	setWinEventHook, unhookWinEvent, getMessage, postThreadMessage  *windows.LazyProc
+	getWindowDisplayAffinity, isIconic                              *windows.LazyProc
 
 	// hook is the WinEvent callback. Go never frees a callback and allows
 	// a limited number per process, so each Display makes one, on its
 	// first watch, and every watch shares it.
 	hookOnce sync.Once
 	hook     uintptr
+	enumOnce sync.Once
+	enum     uintptr
 	// watching is where the hook tells of a change: the running watch's
 	// channel, nil when none runs.
 	watching atomic.Pointer[chan struct{}]
@@ -52,8 +55,11 @@ func (o *osDisplay) init() error {
 	o.unhookWinEvent = user32.NewProc("UnhookWinEvent")
 	o.getMessage = user32.NewProc("GetMessageW")
 	o.postThreadMessage = user32.NewProc("PostThreadMessageW")
+	o.getWindowDisplayAffinity = user32.NewProc("GetWindowDisplayAffinity")
+	o.isIconic = user32.NewProc("IsIconic")
 	for _, p := range []*windows.LazyProc{o.getWindowTextLength, o.getWindowText, o.getWindowRect,
-		o.getClassName, o.setWinEventHook, o.unhookWinEvent, o.getMessage, o.postThreadMessage} {
+		o.getClassName, o.setWinEventHook, o.unhookWinEvent, o.getMessage, o.postThreadMessage,
+		o.getWindowDisplayAffinity, o.isIconic} {
 		if err := p.Find(); err != nil {
 			return fmt.Errorf("user32: %w", err)
 		}
@@ -72,27 +78,90 @@ func (d *Display) Foreground(ctx context.Context) (Window, error) {
 		if hwnd == 0 {
 			return Window{}, nil
 		}
-		var pid uint32
-		if _, err := windows.GetWindowThreadProcessId(hwnd, &pid); err != nil {
+		w, ok := d.os.describe(hwnd)
+		if !ok {
 			continue // the window closed
 		}
-		title := d.os.text(hwnd)
-		class := d.os.class(hwnd)
-		frame := d.os.rect(hwnd)
 		if windows.GetForegroundWindow() != hwnd {
 			continue
-		}
-		w := Window{ID: uint64(hwnd), Title: title, Class: class, PID: int(pid), Frame: frame}
-		if path := processImage(pid); path != "" {
-			w.Process = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-			// Without a FileDescription the program's name is the
-			// executable's, never the window class
-			// ("rctrl_renwnd32"), which App would fall back to.
-			w.Name = cmp.Or(fileDescription(path), w.Process)
 		}
 		return w, nil
 	}
 	return Window{}, fmt.Errorf("foreground window: %w", ErrWindowChanged)
+}
+
+// describe reads one window, all fields of the same HWND; false if it
+// closed while being read.
+func (o *osDisplay) describe(hwnd windows.HWND) (Window, bool) {
+	var pid uint32
+	if _, err := windows.GetWindowThreadProcessId(hwnd, &pid); err != nil {
+		return Window{}, false
+	}
+	w := Window{ID: uint64(hwnd), Title: o.text(hwnd), Class: o.class(hwnd), PID: int(pid),
+		Frame: o.rect(hwnd), NoCapture: o.noCapture(hwnd)}
+	if path := processImage(pid); path != "" {
+		w.Process = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+		// Without a FileDescription the program's name is the
+		// executable's, never the window class ("rctrl_renwnd32"),
+		// which App would fall back to.
+		w.Name = cmp.Or(fileDescription(path), w.Process)
+	}
+	return w, windows.IsWindow(hwnd)
+}
+
+// noCapture reports whether the window's display affinity keeps it out of
+// captures. A window whose affinity cannot be read is taken as refusing:
+// its title is then kept out, and a glance misses one window at most.
+func (o *osDisplay) noCapture(hwnd windows.HWND) bool {
+	var aff uint32
+	if ok, _, _ := o.getWindowDisplayAffinity.Call(uintptr(hwnd), uintptr(unsafe.Pointer(&aff))); ok == 0 {
+		return windows.IsWindow(hwnd) // a closed window is nothing to refuse
+	}
+	return captureRefused(aff)
+}
+
+// VisibleWindows returns the top-level windows that are shown and not
+// minimised, bottom to top (EnumWindows lists them top to bottom).
+// Windows that close while being listed are left out.
+func (d *Display) VisibleWindows(ctx context.Context) ([]Window, error) {
+	var hwnds []windows.HWND
+	cb := d.os.enumCallback()
+	if err := windows.EnumWindows(cb, unsafe.Pointer(&hwnds)); err != nil && len(hwnds) == 0 {
+		return nil, fmt.Errorf("list windows: %w", err)
+	}
+	out := make([]Window, 0, len(hwnds))
+	for i := len(hwnds) - 1; i >= 0; i-- {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		h := hwnds[i]
+		if !windows.IsWindowVisible(h) {
+			continue
+		}
+		if iconic, _, _ := d.os.isIconic.Call(uintptr(h)); iconic != 0 {
+			continue
+		}
+		w, ok := d.os.describe(h)
+		if !ok || w.Frame.Empty() {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out, nil
+}
+
+// enumCallback is the EnumWindows callback, made once per Display: Go
+// never frees a callback. It appends each handle to the slice its
+// parameter points to.
+func (o *osDisplay) enumCallback() uintptr {
+	o.enumOnce.Do(func() {
+		o.enum = windows.NewCallback(func(h windows.HWND, p unsafe.Pointer) uintptr {
+			list := (*[]windows.HWND)(p)
+			*list = append(*list, h)
+			return 1 // go on
+		})
+	})
+	return o.enum
 }
 
 // peek returns the foreground handle and title for change detection.

@@ -14,6 +14,9 @@ const (
 	ReasonPasswordManager = "password manager"
 	ReasonPrivateBrowsing = "private browsing"
 	ReasonUserList        = "user list"
+	// The application asked the system to keep the window out of
+	// captures (platform.Window.NoCapture).
+	ReasonNoCapture = "protected from capture"
 )
 
 // Exclusions decides which windows Spirit never looks at: password
@@ -94,6 +97,9 @@ func NewExclusions(userApps, userTitles []string) *Exclusions {
 func (e *Exclusions) Match(w platform.Window) (excluded bool, reason string) {
 	if e == nil {
 		e = NewExclusions(nil, nil)
+	}
+	if w.NoCapture {
+		return true, ReasonNoCapture
 	}
 	names := appNames(w)
 	title := strings.ToLower(w.Title)

@@ -54,6 +54,20 @@ func TestExclusions(t *testing.T) {
 		{"normal Chrome", platform.Window{Class: "Google-chrome", Args: []string{"chrome", "--enable-features=Foo"}, Title: "Gmail - Google Chrome"}, ""},
 		{"normal Firefox", platform.Window{Class: "firefox", Title: "Court listings — Mozilla Firefox"}, ""},
 
+		// Private browsing on Windows, as window_windows.go reads it:
+		// the class is the toolkit's, the name the executable's
+		// FileDescription.
+		{"Windows Chrome incognito", platform.Window{Class: "Chrome_WidgetWin_1", Process: "chrome", Name: "Google Chrome", Title: "Settlement draft - Google Chrome (Incognito)"}, ReasonPrivateBrowsing},
+		{"Windows Edge InPrivate", platform.Window{Class: "Chrome_WidgetWin_1", Process: "msedge", Name: "Microsoft Edge", Title: "Bing and 1 more page - [InPrivate] - Microsoft​ Edge"}, ReasonPrivateBrowsing},
+		{"Windows Firefox private", platform.Window{Class: "MozillaWindowClass", Process: "firefox", Name: "Firefox", Title: "Court listings — Mozilla Firefox Private Browsing"}, ReasonPrivateBrowsing},
+		{"Windows Chrome", platform.Window{Class: "Chrome_WidgetWin_1", Process: "chrome", Name: "Google Chrome", Title: "Settlement draft - Google Chrome"}, ""},
+		{"Windows Edge", platform.Window{Class: "Chrome_WidgetWin_1", Process: "msedge", Name: "Microsoft Edge", Title: "Court listings - Work - Microsoft​ Edge"}, ""},
+
+		// Windows the application keeps out of captures (display
+		// affinity), whatever they show.
+		{"protected from capture", platform.Window{Name: "Contoso Bank", Process: "bank", Title: "Accounts", NoCapture: true}, ReasonNoCapture},
+		{"protected Outlook window", platform.Window{Name: "Microsoft Outlook", Process: "OUTLOOK", Title: "Inbox - Outlook", NoCapture: true}, ReasonNoCapture},
+
 		// The user's list.
 		{"user app by class", platform.Window{Class: "Signal", Title: "Signal"}, ReasonUserList},
 		{"user app by process", platform.Window{Process: "signal-desktop", Title: "Mum"}, ReasonUserList},
