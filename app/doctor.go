@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/spirit-app/spirit/app/settings"
 	"github.com/spirit-app/spirit/platform"
 	"github.com/spirit-app/spirit/platform/secrets"
+	"github.com/spirit-app/spirit/screen"
 	"github.com/spirit-app/spirit/screen/ocr"
 	"github.com/spirit-app/spirit/voice/model"
 	"github.com/spirit-app/spirit/voice/whisper"
@@ -46,6 +48,7 @@ func Doctor(ctx context.Context, dataDir string, w io.Writer) bool {
 		checkTray(ctx),
 		checkMicrophone(),
 		checkScreenCapture(),
+		checkKeptOut(ctx, st),
 		checkScreenText(),
 		checkSpeech(ctx, st, dataDir),
 		checkProvider(ctx, st, stErr, dataDir),
@@ -106,11 +109,11 @@ func calendarsCheck(cals []store.Calendar, loc *time.Location) check {
 
 func checkDisplay() check {
 	c := check{name: "display"}
-	if runtime.GOOS != "linux" {
+	d, err := platform.OpenDesktop()
+	if err != nil && runtime.GOOS != "linux" {
 		c.ok, c.detail = true, "native desktop ("+runtime.GOOS+")"
 		return c
 	}
-	d, err := platform.OpenDesktop()
 	if err != nil {
 		c.detail = err.Error()
 		c.fix = "run Spirit inside a desktop session (X11, or Wayland with XWayland); on a server use `spirit --headless`"
@@ -120,7 +123,11 @@ func checkDisplay() check {
 	scr, _ := d.ScreenRect()
 	wa, _ := d.WorkArea()
 	c.ok = true
-	c.detail = fmt.Sprintf("X11 %s, screen %dx%d, work area %v", os.Getenv("DISPLAY"), scr.Dx(), scr.Dy(), wa)
+	where := "X11 " + os.Getenv("DISPLAY")
+	if runtime.GOOS == "windows" {
+		where = "Windows desktop"
+	}
+	c.detail = fmt.Sprintf("%s, screen %dx%d, work area %v", where, scr.Dx(), scr.Dy(), wa)
 	return c
 }
 
@@ -167,11 +174,11 @@ func checkMicrophone() check {
 
 func checkScreenCapture() check {
 	c := check{name: "screen capture"}
-	if runtime.GOOS != "linux" {
+	d, err := platform.OpenDesktop()
+	if err != nil && runtime.GOOS != "linux" {
 		c.ok, c.detail = true, "not checked on "+runtime.GOOS+" by this version"
 		return c
 	}
-	d, err := platform.OpenDesktop()
 	if err != nil {
 		c.detail = "no display to capture"
 		c.fix = "run Spirit inside a desktop session"
@@ -181,10 +188,82 @@ func checkScreenCapture() check {
 	if err := d.CaptureProbe(); err != nil {
 		c.detail = err.Error()
 		c.fix = "Wayland sessions need XWayland and the screenshot portal; check that your session allows screen capture"
+		if runtime.GOOS == "windows" {
+			c.fix = "run Spirit in your own desktop session, not as a service, and unlock the computer"
+		}
 		return c
 	}
 	c.ok, c.detail = true, "the screen can be read (screenshots stay in memory)"
 	return c
+}
+
+// checkKeptOut counts the windows on screen now that Spirit keeps out
+// (a private browser window, one the application protects from capture,
+// the lawyer's list), with the reasons: never their titles, which name
+// what the lawyer keeps private. st may be nil (no database yet): the
+// built-in rules then apply alone.
+func checkKeptOut(ctx context.Context, st *store.Store) check {
+	c := check{name: "kept out", ok: true}
+	d, err := platform.OpenDisplay("")
+	if err != nil {
+		c.detail = "not checked: no display"
+		return c
+	}
+	defer d.Close()
+	wins, err := d.VisibleWindows(ctx)
+	if errors.Is(err, platform.ErrUnsupported) {
+		c.detail = "not checked on " + runtime.GOOS + " by this version"
+		return c
+	}
+	if err != nil {
+		c.ok, c.detail = false, "cannot list the windows on screen: "+err.Error()
+		return c
+	}
+	var s settings.Settings
+	if st != nil {
+		// Settings that are not valid read as their defaults.
+		s, _ = settings.Load(ctx, st)
+	}
+	excl := screen.NewExclusions(s.ExcludedApps, s.ExcludedTitles)
+	var reasons []string
+	for _, w := range wins {
+		if out, why := excl.Match(w); out {
+			reasons = append(reasons, why)
+		}
+	}
+	c.detail = keptOutLine(reasons)
+	return c
+}
+
+// keptOutLine says how many windows are kept out, and why, from one reason
+// per window: the commonest reason first.
+func keptOutLine(reasons []string) string {
+	if len(reasons) == 0 {
+		return "no window on screen is kept out now"
+	}
+	count := map[string]int{}
+	for _, r := range reasons {
+		count[r]++
+	}
+	kinds := make([]string, 0, len(count))
+	for r := range count {
+		kinds = append(kinds, r)
+	}
+	slices.SortFunc(kinds, func(a, b string) int {
+		if count[a] != count[b] {
+			return count[b] - count[a]
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(kinds))
+	for i, r := range kinds {
+		parts[i] = fmt.Sprintf("%d %s", count[r], r)
+	}
+	n := fmt.Sprintf("%d windows on screen are", len(reasons))
+	if len(reasons) == 1 {
+		n = "1 window on screen is"
+	}
+	return n + " kept out now, never looked at or named: " + strings.Join(parts, ", ")
 }
 
 // checkScreenText loads the OCR and its language data as the glance

@@ -16,6 +16,7 @@ import (
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/agents/store/storetest"
 	"github.com/spirit-app/spirit/platform/secrets"
+	"github.com/spirit-app/spirit/screen"
 )
 
 // spiritDB writes a Spirit database with n world-log entries and closes it.
@@ -452,6 +453,28 @@ func TestDoctorCalendars(t *testing.T) {
 			}
 			if (tc.wantFix == "") != (got.fix == "") || !strings.Contains(got.fix, tc.wantFix) {
 				t.Errorf("fix %q, want one with %q", got.fix, tc.wantFix)
+			}
+		})
+	}
+}
+
+func TestKeptOutLine(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		reasons []string
+		want    string
+	}{
+		{"none", nil, "no window on screen is kept out now"},
+		{"one", []string{screen.ReasonPrivateBrowsing},
+			"1 window on screen is kept out now, never looked at or named: 1 private browsing"},
+		{"commonest first", []string{screen.ReasonNoCapture, screen.ReasonPrivateBrowsing, screen.ReasonPrivateBrowsing},
+			"3 windows on screen are kept out now, never looked at or named: 2 private browsing, 1 protected from capture"},
+		{"ties by name", []string{screen.ReasonUserList, screen.ReasonPasswordManager},
+			"2 windows on screen are kept out now, never looked at or named: 1 password manager, 1 user list"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := keptOutLine(tc.reasons); got != tc.want {
+				t.Errorf("keptOutLine(%q) = %q, want %q", tc.reasons, got, tc.want)
 			}
 		})
 	}
