@@ -262,13 +262,17 @@ func (g *gui) grabHotkey(s settings.Settings) {
 	g.log.Info("global hotkey toggles listening", "hotkey", g.hotkey)
 }
 
-// xid is the X11 window id of w, or 0 elsewhere.
+// xid is the id platform.Desktop knows w by: the X11 window id, the
+// Windows HWND (which Windows keeps within 32 bits), or 0 elsewhere.
 func xid(w fyne.Window) uint32 {
 	var id uint32
 	if nw, ok := w.(driver.NativeWindow); ok {
 		nw.RunNative(func(c any) {
-			if x, ok := c.(driver.X11WindowContext); ok {
+			switch x := c.(type) {
+			case driver.X11WindowContext:
 				id = uint32(x.WindowHandle)
+			case driver.WindowsWindowContext:
+				id = uint32(x.HWND)
 			}
 		})
 	}
