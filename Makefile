@@ -60,13 +60,15 @@ build: deps whisper fyne-patch
 # them under SPIRIT_CACHE/windows-amd64 (about 10 minutes cold on 2 busy
 # cores); Go's build cache keeps the rest. Static, so spirit.exe needs no
 # mingw DLL beside it. no_ocr: this build reads no screen text (see
-# build/README.md). The Wine tests build it with WINDOWS_OUT elsewhere.
+# build/README.md). -H windowsgui: a GUI program, so starting Spirit opens
+# no console window; typed in a console it prints there (console_windows.go).
+# The Wine tests build it with WINDOWS_OUT elsewhere.
 WINDOWS_OUT ?= bin/spirit.exe
 windows: whisper fyne-patch
 	@mkdir -p $(dir $(WINDOWS_OUT))
 	@set -e; eval "$$(build/windows.sh --export)"; \
 	  GOOS=windows GOARCH=amd64 CGO_ENABLED=1 GOFLAGS="-tags=$(TAGS),no_ocr -trimpath" \
-	  $(GO) build -ldflags "$(LDFLAGS) -extldflags '-static $$WINDOWS_EXTLDFLAGS'" -o $(WINDOWS_OUT) .
+	  $(GO) build -ldflags "$(LDFLAGS) -H windowsgui -extldflags '-static $$WINDOWS_EXTLDFLAGS'" -o $(WINDOWS_OUT) .
 
 # Linux packages into PACKAGE_OUT: a tarball in Fyne's layout and a .deb
 # (build/package, its own Go module: the packager stays out of go.mod).

@@ -70,6 +70,7 @@ after its arguments; "--" ends them.
 `
 
 func main() {
+	attachConsole() // before os.Stdout is handed on
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
