@@ -14,6 +14,7 @@ import (
 	"image"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -25,9 +26,14 @@ import (
 type Desktop struct {
 	getSystemMetrics, systemParametersInfo, getWindowRect, setForegroundWindow,
 	getWindowLongPtr, setWindowLongPtr, setWindowPos, showWindow, isWindowVisible,
-	registerHotKey, unregisterHotKey, getMessage, dispatchMessage, postThreadMessage,
+	registerHotKey, unregisterHotKey, getMessage, peekMessage, dispatchMessage, postThreadMessage,
 	registerClassEx, unregisterClass, createWindowEx, destroyWindow, defWindowProc,
 	setWinEventHook, unhookWinEvent, getDC, releaseDC, getPixel *windows.LazyProc
+
+	clicks inactiveClicks // see noactivate_windows.go
+
+	// hotkeyIDs numbers the hotkeys RegisterHotKey is given.
+	hotkeyIDs atomic.Int32
 
 	// Callbacks given to Windows. Go never frees one and allows a
 	// limited number per process, so each Desktop makes each once, on
@@ -60,6 +66,7 @@ func OpenDesktop() (*Desktop, error) {
 		unregisterHotKey:     user32.NewProc("UnregisterHotKey"),
 		getMessage:           user32.NewProc("GetMessageW"),
 		dispatchMessage:      user32.NewProc("DispatchMessageW"),
+		peekMessage:          user32.NewProc("PeekMessageW"),
 		postThreadMessage:    user32.NewProc("PostThreadMessageW"),
 		registerClassEx:      user32.NewProc("RegisterClassExW"),
 		unregisterClass:      user32.NewProc("UnregisterClassW"),
@@ -72,9 +79,10 @@ func OpenDesktop() (*Desktop, error) {
 		releaseDC:            user32.NewProc("ReleaseDC"),
 		getPixel:             gdi32.NewProc("GetPixel"),
 	}
-	for _, p := range []*windows.LazyProc{d.getSystemMetrics, d.systemParametersInfo, d.getWindowRect,
+	d.clicks.callWindowProc = user32.NewProc("CallWindowProcW")
+	for _, p := range []*windows.LazyProc{d.clicks.callWindowProc, d.getSystemMetrics, d.systemParametersInfo, d.getWindowRect,
 		d.setForegroundWindow, d.getWindowLongPtr, d.setWindowLongPtr, d.setWindowPos, d.showWindow,
-		d.isWindowVisible, d.registerHotKey, d.unregisterHotKey, d.getMessage, d.dispatchMessage, d.postThreadMessage,
+		d.isWindowVisible, d.registerHotKey, d.unregisterHotKey, d.getMessage, d.peekMessage, d.dispatchMessage, d.postThreadMessage,
 		d.registerClassEx, d.unregisterClass, d.createWindowEx, d.destroyWindow, d.defWindowProc,
 		d.setWinEventHook, d.unhookWinEvent, d.getDC, d.releaseDC, d.getPixel} {
 		if err := p.Find(); err != nil {
@@ -225,6 +233,11 @@ func (d *Desktop) PrepareFloating(id uint32, focusable bool) error {
 			d.showWindow.Call(hwnd(id), swShowNA)
 		}
 	}
+	if !focusable {
+		if err := d.keepInactive(id); err != nil {
+			return err
+		}
+	}
 	// WS_EX_TOPMOST itself is set by SetWindowPos only.
 	if ok, _, err := d.setWindowPos.Call(hwnd(id), hwndTopmost, 0, 0, 0, 0,
 		swpNoMove|swpNoSize|swpNoActivate|swpNoOwnerZOrder|swpFrameChanged); ok == 0 {
@@ -241,7 +254,12 @@ func (d *Desktop) SetFocusable(id uint32, focusable bool) error {
 		return err
 	}
 	if want := focusableExStyle(cur, focusable); want != cur {
-		return d.setExStyle(id, want)
+		if err := d.setExStyle(id, want); err != nil {
+			return err
+		}
+	}
+	if !focusable {
+		return d.keepInactive(id)
 	}
 	return nil
 }
@@ -333,6 +351,13 @@ func (d *Desktop) lockedLoop(setup func() (cleanup func(), err error), hotkey fu
 	go func() {
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
+		// The thread's message queue, made now, as Windows advises
+		// before PostThreadMessage. Wine 8 also needs it before
+		// RegisterHotKey: a hotkey registered from a thread with no
+		// queue yet crashed its wineserver when pressed.
+		const pmNoRemove = 0
+		var msg [48]byte // MSG, unread
+		d.peekMessage.Call(uintptr(unsafe.Pointer(&msg[0])), 0, 0, 0, pmNoRemove)
 		cleanup, err := setup()
 		if err != nil {
 			start <- started{err: err}
@@ -347,8 +372,6 @@ func (d *Desktop) lockedLoop(setup func() (cleanup func(), err error), hotkey fu
 		return nil, s.err
 	}
 	return func() error {
-		// GetMessage creates the thread's queue at once, before any
-		// WM_QUIT could be posted: setup used user32 on that thread.
 		if ok, _, err := d.postThreadMessage.Call(uintptr(s.tid), wmQuit, 0, 0); ok == 0 {
 			return fmt.Errorf("stop the message loop: %w", err)
 		}
@@ -433,7 +456,12 @@ func (d *Desktop) watchWindow() (func(), error) {
 	// A top-level window never shown: WS_POPUP, no WS_VISIBLE. A
 	// message-only window would receive no broadcasts.
 	const wsPopup = 0x80000000
-	w, _, err := d.createWindowEx.Call(0, uintptr(unsafe.Pointer(name)), uintptr(unsafe.Pointer(name)),
+	title, err := windows.UTF16PtrFromString("Spirit desktop watch")
+	if err != nil {
+		unregister()
+		return nil, err
+	}
+	w, _, err := d.createWindowEx.Call(0, uintptr(unsafe.Pointer(name)), uintptr(unsafe.Pointer(title)),
 		wsPopup, 0, 0, 0, 0, 0, 0, 0, 0)
 	if w == 0 {
 		unregister()

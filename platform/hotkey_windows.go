@@ -13,7 +13,10 @@ func (d *Desktop) GrabHotkey(ctx context.Context, h Hotkey, fn func()) error {
 	if err != nil {
 		return err
 	}
-	const id = 1 // hotkey ids are per thread, and each hotkey has its own
+	// An id of its own although each hotkey has its own thread: Wine
+	// keeps one hotkey per id for all windowless ones, and a second
+	// hotkey with the same id took the first's place.
+	id := uintptr(d.hotkeyIDs.Add(1))
 	pressed := make(chan struct{}, 1)
 	stop, err := d.lockedLoop(func() (func(), error) {
 		if ok, _, err := d.registerHotKey.Call(0, id, uintptr(mods), uintptr(vk)); ok == 0 {
