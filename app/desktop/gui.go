@@ -224,6 +224,12 @@ func (g *gui) started() {
 	g.showOrb()
 	// The bubble's and the tooltip's windows are made on first use (see
 	// prepareBubbleWindow): each costs ~9 MB of the GL driver's memory.
+	// The menu's is prepared now: mapped for the first time when the orb
+	// is clicked, it would be focused as it appears (Wine, openbox) before
+	// its hints could say no.
+	if g.desk != nil {
+		g.prepareNoFocus(g.panel, "menu", func(uint32) {})
+	}
 	g.updateOrb() // hearing or nudges may have come before the orb
 	// A HUD line written before the orb came up.
 	g.setHUD(g.core.HUDLine())
@@ -362,7 +368,8 @@ func (g *gui) orbPos() (image.Point, platform.WindowSize, bool) {
 }
 
 // showFloating shows a window beside the orb: above others, out of the
-// taskbar, and focusable only when the lawyer clicks it.
+// taskbar, and never given the keyboard, which stays with the lawyer's
+// window (the menu's items answer clicks without it).
 func (g *gui) showFloating(w fyne.Window) {
 	w.Show()
 	if p, sz, ok := g.orbPos(); ok {
@@ -370,7 +377,7 @@ func (g *gui) showFloating(w fyne.Window) {
 	}
 	if g.desk != nil {
 		if id := xid(w); id != 0 {
-			if err := g.desk.PrepareFloating(id, true); err != nil {
+			if err := g.desk.PrepareFloating(id, false); err != nil {
 				g.log.Warn("window hints", "err", err)
 			}
 		}
