@@ -27,7 +27,10 @@ func attachConsole() {
 	}
 	kernel32 := windows.NewLazySystemDLL("kernel32.dll")
 	const attachParentProcess = ^uintptr(0) // (DWORD)-1
-	if ok, _, _ := kernel32.NewProc("AttachConsole").Call(attachParentProcess); ok == 0 {
+	// ERROR_ACCESS_DENIED: a console is attached already (a parent may
+	// pass its own on), and its streams are there to open.
+	if ok, _, err := kernel32.NewProc("AttachConsole").Call(attachParentProcess); ok == 0 &&
+		err != windows.ERROR_ACCESS_DENIED {
 		return // no console to print to
 	}
 	for i, s := range std {
