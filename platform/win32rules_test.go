@@ -2,43 +2,29 @@ package platform
 
 import "testing"
 
-func TestFloatingExStyle(t *testing.T) {
+func TestExStyles(t *testing.T) {
+	floating, focusable := floatingExStyle, focusableExStyle
 	for _, tc := range []struct {
 		name      string
+		f         func(uint32, bool) uint32
 		cur       uint32
 		focusable bool
 		want      uint32
 	}{
 		// GLFW makes an undecorated window an app window: in the taskbar.
-		{"orb from GLFW", wsExAppWindow, false, wsExTopmost | wsExToolWindow | wsExNoActivate},
-		{"menu from GLFW", wsExAppWindow, true, wsExTopmost | wsExToolWindow},
-		{"already floating", wsExTopmost | wsExToolWindow | wsExNoActivate, false, wsExTopmost | wsExToolWindow | wsExNoActivate},
-		{"focusable again", wsExTopmost | wsExToolWindow | wsExNoActivate, true, wsExTopmost | wsExToolWindow},
+		{"orb from GLFW", floating, wsExAppWindow, false, wsExTopmost | wsExToolWindow | wsExNoActivate},
+		{"menu from GLFW, focusable", floating, wsExAppWindow, true, wsExTopmost | wsExToolWindow},
+		{"already floating", floating, wsExTopmost | wsExToolWindow | wsExNoActivate, false, wsExTopmost | wsExToolWindow | wsExNoActivate},
+		{"floating, focusable again", floating, wsExTopmost | wsExToolWindow | wsExNoActivate, true, wsExTopmost | wsExToolWindow},
 		// Other bits (WS_EX_LAYERED 0x80000 here) are kept.
-		{"other bits kept", 0x80000 | wsExAppWindow, false, 0x80000 | wsExTopmost | wsExToolWindow | wsExNoActivate},
+		{"other bits kept", floating, 0x80000 | wsExAppWindow, false, 0x80000 | wsExTopmost | wsExToolWindow | wsExNoActivate},
+		{"refuse activation only", focusable, wsExAppWindow, false, wsExAppWindow | wsExNoActivate},
+		{"allow activation only", focusable, wsExToolWindow | wsExNoActivate, true, wsExToolWindow},
+		{"allowed stays", focusable, wsExToolWindow, true, wsExToolWindow},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := floatingExStyle(tc.cur, tc.focusable); got != tc.want {
-				t.Errorf("floatingExStyle(%#x, %v) = %#x, want %#x", tc.cur, tc.focusable, got, tc.want)
-			}
-		})
-	}
-}
-
-func TestFocusableExStyle(t *testing.T) {
-	for _, tc := range []struct {
-		name      string
-		cur       uint32
-		focusable bool
-		want      uint32
-	}{
-		{"refuse", wsExAppWindow, false, wsExAppWindow | wsExNoActivate},
-		{"allow", wsExToolWindow | wsExNoActivate, true, wsExToolWindow},
-		{"allowed stays", wsExToolWindow, true, wsExToolWindow},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := focusableExStyle(tc.cur, tc.focusable); got != tc.want {
-				t.Errorf("focusableExStyle(%#x, %v) = %#x, want %#x", tc.cur, tc.focusable, got, tc.want)
+			if got := tc.f(tc.cur, tc.focusable); got != tc.want {
+				t.Errorf("(%#x, focusable %v) = %#x, want %#x", tc.cur, tc.focusable, got, tc.want)
 			}
 		})
 	}
