@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"time"
 
@@ -30,6 +31,13 @@ import (
 
 // dockMargin keeps the orb a few pixels off the screen edge.
 const dockMargin = 6
+
+// menuTakesFocus says whether the orb's menu may be given the keyboard.
+// On Windows it never is: a click on the orb must leave the lawyer's
+// window in front, and the menu's items answer clicks without the focus
+// (seen under Wine). On X11 the menu keeps its focusable hint, which its
+// tests were written against.
+const menuTakesFocus = runtime.GOOS != "windows"
 
 // gui is the Fyne front end: the tray menu, the orb docked at the right edge,
 // the panel that mirrors the tray menu, the nudge bubble and the windows.
@@ -224,10 +232,10 @@ func (g *gui) started() {
 	g.showOrb()
 	// The bubble's and the tooltip's windows are made on first use (see
 	// prepareBubbleWindow): each costs ~9 MB of the GL driver's memory.
-	// The menu's is prepared now: mapped for the first time when the orb
-	// is clicked, it would be focused as it appears (Wine, openbox) before
-	// its hints could say no.
-	if g.desk != nil {
+	// And, where it never takes the focus, the menu's: shown for the
+	// first time when the orb is clicked, it was activated as it
+	// appeared (under Wine) before its style could say no.
+	if g.desk != nil && !menuTakesFocus {
 		g.prepareNoFocus(g.panel, "menu", func(uint32) {})
 	}
 	g.updateOrb() // hearing or nudges may have come before the orb
@@ -368,8 +376,8 @@ func (g *gui) orbPos() (image.Point, platform.WindowSize, bool) {
 }
 
 // showFloating shows a window beside the orb: above others, out of the
-// taskbar, and never given the keyboard, which stays with the lawyer's
-// window (the menu's items answer clicks without it).
+// taskbar, and focusable only when the lawyer clicks it. On Windows it is
+// never activated at all (menuTakesFocus).
 func (g *gui) showFloating(w fyne.Window) {
 	w.Show()
 	if p, sz, ok := g.orbPos(); ok {
@@ -377,7 +385,7 @@ func (g *gui) showFloating(w fyne.Window) {
 	}
 	if g.desk != nil {
 		if id := xid(w); id != 0 {
-			if err := g.desk.PrepareFloating(id, false); err != nil {
+			if err := g.desk.PrepareFloating(id, menuTakesFocus); err != nil {
 				g.log.Warn("window hints", "err", err)
 			}
 		}
