@@ -231,7 +231,7 @@ func newCalendarsView(g *gui, w fyne.Window) *calendarsView {
 	}
 	v.syncNow = widget.NewButtonWithIcon("Sync now", theme.ViewRefreshIcon(), v.sync)
 	note := widget.NewLabel("Spirit reads your calendars to prepare you for meetings with people whose mail waits on you. " +
-		"It never changes them. Each is read again every 5 minutes.")
+		"It adds an event only when you approve one. Each is read again every 5 minutes.")
 	note.Wrapping = fyne.TextWrapWord
 	note.Importance = widget.LowImportance
 	bottom := container.NewVBox(v.progress, v.status, container.NewHBox(add, v.syncNow))
