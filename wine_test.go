@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"context"
 	"debug/pe"
+	"errors"
 	"fmt"
 	"image"
 	"os"
@@ -24,6 +25,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app/api"
 	"github.com/spirit-app/spirit/platform"
 	"github.com/spirit-app/spirit/platform/xtest"
@@ -484,6 +486,15 @@ func TestWindowsUnderWine(t *testing.T) {
 	names := []string{"Smith v Jones.txt", "Lease Acme.txt"}
 	notes := openNotepads(t, ctx, d, w, names...)
 	dir := t.TempDir()
+	// A Spirit set up already: on a new folder the first-run window would
+	// open beside the orb and take the focus these checks are about.
+	st, err := store.OpenDir(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(st.SetSetting(ctx, "setup.done", "true"), st.Close()); err != nil {
+		t.Fatal(err)
+	}
 	xtest.Run(t, ctx, w.bin, []string{exe, "--data-dir", winPath(dir)}, w.env)
 	if _, err := d.WaitWindow(ctx, "Spirit", func(i xtest.WindowInfo) bool { return i.Viewable }); err != nil {
 		t.Fatalf("no orb window titled Spirit: %v", err)
