@@ -963,8 +963,8 @@ func (v *activityView) openDocument(id int64) {
 			view, copyBtn := widgets.DocumentView(doc.Markdown, 420)
 			d := dialog.NewCustom(doc.Title, "Close", container.NewBorder(nil, container.NewHBox(layout.NewSpacer(), copyBtn), nil, nil, view), v.g.activity)
 			d.Resize(fyne.NewSize(560, 520))
-			v.shownDocument.Store(doc.ID)
 			d.Show()
+			v.shownDocument.Store(doc.ID) // after Show: a test reads the dialog once it sees this
 		})
 	}()
 }
