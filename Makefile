@@ -134,8 +134,14 @@ RACE_UNIT_PKGS := ./app/desktop
 # windows first: the Wine tests relink spirit.exe in seconds once Go's
 # cache holds the cross-built packages, but a cold cross-build (tens of
 # minutes on two cores) must not run inside go test's timeout.
+# -p 1 in the first pass: its heavy packages (the root's Wine and package
+# tests, app/desktop's Thunderbird, agents/glance's Chromium and OCR) each
+# load both cores for minutes; run side by side they starved each other's
+# time-bound checks (a glance answered after its 30 s wait, a Wine window
+# switch unseen for 30 s, a tooltip's focus check) in 2 of 3 fresh-clone
+# runs. The light packages cost seconds either way.
 test: deps-test whisper fyne-patch windows vet
-	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -count=1 -timeout 20m $$($(GO) list ./... | grep -vxF -f <($(GO) list $(RACE_PKGS)))
+	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -p 1 -count=1 -timeout 20m $$($(GO) list ./... | grep -vxF -f <($(GO) list $(RACE_PKGS)))
 	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -race -count=1 -timeout 20m $(RACE_PKGS) $(RACE_UNIT_PKGS)
 	cd build/package && GOWORK=off $(GO) test -count=1 ./...
 	@GO='$(GO)' build/fuzz.sh $(FUZZTIME)
