@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"image/draw"
+	"slices"
 	"time"
 
 	"github.com/spirit-app/spirit/platform"
@@ -107,10 +108,29 @@ func newPaneTracker(first paneSig) *paneTracker {
 }
 
 // reset makes s the pane the glance has seen, without reporting it: the
-// start, and changes that are not the pane's (the window moved, a window
-// above it came or went).
+// start, and a window moved or resized, whose pane is laid out anew.
 func (t *paneTracker) reset(s paneSig) {
 	t.base, t.last, t.stable = s, s, 1
+}
+
+// adopt takes the cells of s under mask as they are, in the pane the
+// glance saw and in the previous sample: a window above the pane came,
+// went or moved there (Spirit's bubble or tooltip, a notification), which
+// is not the pane's change. The other cells are judged as before, so a
+// message opened as the window above appeared is still reported: resetting
+// the whole pane then lost it until the next one.
+func (t *paneTracker) adopt(s paneSig, mask []bool) {
+	if len(s) != len(t.base) || len(s) != len(t.last) || len(mask) != len(s) {
+		t.reset(s) // another layout: nothing to compare cell by cell
+		return
+	}
+	base, last := slices.Clone(t.base), slices.Clone(t.last)
+	for i, m := range mask {
+		if m {
+			base[i], last[i] = s[i], s[i]
+		}
+	}
+	t.base, t.last = base, last
 }
 
 // changedSince reports whether s differs from the previous sample.
@@ -161,6 +181,7 @@ type paneWatch struct {
 
 	frame  image.Rectangle   // the window's frame when covers were read
 	covers []image.Rectangle // windows above it, blacked out of samples
+	areas  []image.Rectangle // the screen areas the last sample read
 	track  *paneTracker
 }
 
@@ -214,18 +235,19 @@ func (p *paneWatch) tick(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	// If a window above this one came, went or moved (Spirit's bubble, a
-	// notification), black out the new set and start from there.
+	// notification), black out the new set; the cells under the old and
+	// new ones start from what they show now, and the rest still count.
 	covers, err := p.coversOf(ctx, fg)
 	if err != nil {
 		return false, err
 	}
 	if !sameRects(covers, p.covers) {
+		hidden := slices.Concat(p.covers, covers)
 		p.covers = covers
-		sig, err := p.sample(ctx)
-		if err == nil {
-			p.track.reset(sig)
+		if sig, err = p.sample(ctx); err != nil {
+			return false, err
 		}
-		return false, err
+		p.track.adopt(sig, cellsUnder(p.areas, hidden))
 	}
 	return p.track.next(sig), nil
 }
@@ -295,7 +317,11 @@ func (p *paneWatch) coversOf(ctx context.Context, fg platform.Window) ([]image.R
 
 // sample reads the pane's bands and reduces them to a paneSig.
 func (p *paneWatch) sample(ctx context.Context) (paneSig, error) {
-	return samplePane(ctx, p.src, p.frame, p.covers)
+	sig, areas, err := samplePane(ctx, p.src, p.frame, p.covers)
+	if err == nil {
+		p.areas = areas
+	}
+	return sig, err
 }
 
 // paneStrips are the columns of frame that are sampled.
@@ -309,16 +335,18 @@ func paneStrips(frame image.Rectangle) []image.Rectangle {
 }
 
 // samplePane reads the columns of frame and reduces them to cells; covers
-// (screen coordinates) count as black.
-func samplePane(ctx context.Context, src paneSource, frame image.Rectangle, covers []image.Rectangle) (paneSig, error) {
+// (screen coordinates) count as black. It also returns the screen area
+// each column was read from, which cellsUnder maps back to cells.
+func samplePane(ctx context.Context, src paneSource, frame image.Rectangle, covers []image.Rectangle) (paneSig, []image.Rectangle, error) {
 	if frame.Dx() < 2*paneColumnW*paneColumns || frame.Dy() < 4*paneCellH {
-		return nil, fmt.Errorf("pane: window frame %v too small", frame)
+		return nil, nil, fmt.Errorf("pane: window frame %v too small", frame)
 	}
 	var sig paneSig
+	areas := make([]image.Rectangle, 0, paneColumns)
 	for _, strip := range paneStrips(frame) {
 		img, err := src.Grab(ctx, strip)
 		if err != nil {
-			return nil, fmt.Errorf("pane: %w", err)
+			return nil, nil, fmt.Errorf("pane: %w", err)
 		}
 		// Grab clips to the screen, whose origin is (0,0), and returns
 		// the pixels at (0,0): a window partly off screen yields a
@@ -331,8 +359,32 @@ func samplePane(ctx context.Context, src paneSource, frame image.Rectangle, cove
 			}
 		}
 		sig = appendCells(sig, img)
+		areas = append(areas, at)
 	}
-	return sig, nil
+	return sig, areas, nil
+}
+
+// cellsUnder marks the cells of a sample read from areas (as samplePane
+// returned them) that any of rs overlaps; cells are laid out as
+// appendCells makes them.
+func cellsUnder(areas, rs []image.Rectangle) []bool {
+	var mask []bool
+	for _, at := range areas {
+		for y0 := at.Min.Y; y0 < at.Max.Y; y0 += paneCellH {
+			for x0 := at.Min.X; x0 < at.Max.X; x0 += paneCellW {
+				cell := image.Rect(x0, y0, min(x0+paneCellW, at.Max.X), min(y0+paneCellH, at.Max.Y))
+				hit := false
+				for _, r := range rs {
+					if r.Overlaps(cell) {
+						hit = true
+						break
+					}
+				}
+				mask = append(mask, hit)
+			}
+		}
+	}
+	return mask
 }
 
 // appendCells appends the mean luminance (ITU-R BT.601) of each

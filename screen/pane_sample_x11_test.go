@@ -60,7 +60,7 @@ func TestPaneSampleTellsMessagesApart(t *testing.T) {
 	}
 	sample := func() paneSig {
 		t.Helper()
-		s, err := samplePane(ctx, disp, frame, nil)
+		s, _, err := samplePane(ctx, disp, frame, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
