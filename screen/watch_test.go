@@ -16,9 +16,12 @@ import (
 
 // fakeSource is a window system driven by the test.
 type fakeSource struct {
-	mu      sync.Mutex
-	cur     platform.Window
-	fail    int // Foreground fails this many more times
+	mu   sync.Mutex
+	cur  platform.Window
+	fail int // Foreground fails this many more times
+	// then is what the next reads find, one each, before cur: a window
+	// in front for a moment.
+	then    []platform.Window
 	reads   int
 	changed func()
 	watchOn chan struct{} // closed once WatchForeground runs
@@ -36,6 +39,11 @@ func (f *fakeSource) Foreground(ctx context.Context) (platform.Window, error) {
 	if f.fail > 0 {
 		f.fail--
 		return platform.Window{}, platform.ErrWindowChanged
+	}
+	if len(f.then) > 0 {
+		w := f.then[0]
+		f.then = f.then[1:]
+		return w, nil
 	}
 	return f.cur, nil
 }
@@ -62,6 +70,14 @@ func (f *fakeSource) set(w platform.Window) {
 	changed := f.changed
 	f.mu.Unlock()
 	changed()
+}
+
+// setQuietly switches the foreground window without telling: a change the
+// window system did not report.
+func (f *fakeSource) setQuietly(w platform.Window) {
+	f.mu.Lock()
+	f.cur = w
+	f.mu.Unlock()
 }
 
 func recv(t *testing.T, w *Watcher, within time.Duration) (Switch, bool) {
@@ -124,6 +140,57 @@ func TestWatcherIgnoresOwnAndEmpty(t *testing.T) {
 	src.set(film)
 	if sw, ok := recv(t, w, time.Second); !ok || sw.Window != 12 {
 		t.Fatalf("film not reported: %+v", sw)
+	}
+}
+
+// TestWatcherLooksAgainAwayFromTheLawyersWindows: after a snapshot found
+// Spirit's own window or none in front, the lawyer's next window is
+// reported even if the window system never tells of it.
+func TestWatcherLooksAgainAwayFromTheLawyersWindows(t *testing.T) {
+	for name, away := range map[string]platform.Window{
+		"Spirit's window": {ID: 10, Title: "Spirit", PID: 4242},
+		"no window":       {},
+	} {
+		t.Run(name, func(t *testing.T) {
+			src := newFake(mailWin)
+			w := StartWatcher(t.Context(), src, WatchConfig{Debounce: -1, OwnPID: 4242})
+			defer w.Stop()
+			if sw, ok := recv(t, w, time.Second); !ok || sw.Window != mailWin.ID {
+				t.Fatalf("first switch = %+v, %v", sw, ok)
+			}
+			src.set(away)
+			if sw, ok := recv(t, w, 2*ownRecheck); ok {
+				t.Fatalf("reported %+v", sw)
+			}
+			src.setQuietly(docWin)
+			if sw, ok := recv(t, w, 2*maxRecheck); !ok || sw.Window != docWin.ID {
+				t.Fatalf("after the window came back untold: got %+v, %v, want the document", sw, ok)
+			}
+		})
+	}
+}
+
+// TestWatcherConfirmsWhatItRead: the window system told of a change, but
+// the snapshot found the window before back in front for a moment; the
+// change is reported all the same, told of or not.
+func TestWatcherConfirmsWhatItRead(t *testing.T) {
+	src := newFake(mailWin)
+	w := StartWatcher(t.Context(), src, WatchConfig{Debounce: -1, OwnPID: 1})
+	defer w.Stop()
+	if sw, ok := recv(t, w, time.Second); !ok || sw.Window != mailWin.ID {
+		t.Fatalf("first switch = %+v, %v", sw, ok)
+	}
+	// Let the first snapshot's confirmation pass, so that the next read
+	// is the one the change is told for.
+	if sw, ok := recv(t, w, 2*confirmAfter); ok {
+		t.Fatalf("reported %+v", sw)
+	}
+	src.mu.Lock()
+	src.then = []platform.Window{mailWin}
+	src.mu.Unlock()
+	src.set(docWin)
+	if sw, ok := recv(t, w, 2*confirmAfter); !ok || sw.Window != docWin.ID {
+		t.Fatalf("got %+v, %v, want the document", sw, ok)
 	}
 }
 
