@@ -230,11 +230,8 @@ func (g *gui) started() {
 		g.grabNudgeHotkey(s)
 	}
 	g.showOrb()
-	// The bubble's window is made now, before any nudge comes: made at the
-	// first nudge, Spirit stopped answering for about 30 s as it appeared
-	// (twice in the three-pane glance test). The tooltip's is made on first
-	// use (see prepareTip): it saves ~9 MB of the GL driver's memory.
-	g.prepareBubbleWindow()
+	// The bubble's and the tooltip's windows are made on first use (see
+	// prepareBubbleWindow): each costs ~9 MB of the GL driver's memory.
 	// And, where it never takes the focus, the menu's: shown for the
 	// first time when the orb is clicked, it was activated as it
 	// appeared (under Wine) before its style could say no.
