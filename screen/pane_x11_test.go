@@ -197,6 +197,7 @@ func TestPaneIgnoresWindowsAbove(t *testing.T) {
 	_, out := paneService(t, ctx, d)
 	activate(t, ctx, d, mail)
 	switchTo(t, ctx, out, mail)
+	quiet(t, out, 10, "unchanged pane")
 
 	// The bubble: always on top, over the right side of the pane, as
 	// Spirit's desktop shows it.
