@@ -121,8 +121,8 @@ FUZZTIME_LONG ?= 600
 # (Fyne's test driver, in process, where every race found so far was),
 # beside the other race packages; the desktop lane runs all of them. The
 # race pass runs one package at a time, beside the desktop lane (see test):
-# two race packages at once beside it were what failed the orb's
-# timing-sensitive screen checks in session 8.
+# two race packages at once beside the desktop tests were what once failed
+# the orb's timing-sensitive screen checks.
 RACE_PKGS := ./app ./app/api ./app/events ./app/supervisor \
 	./agents/mail/imap ./agents/mail/oauth ./agents/store \
 	./agents/task ./agents/work ./agents/digest \
@@ -144,8 +144,8 @@ RACE_UNIT_PKGS := ./app/desktop
 #     by side they starved each other's time-bound checks.
 #   - test-rest: every other package, then the race pass, the packager's
 #     module and the short fuzzing run.
-# One after the other they took 15 minutes warm; side by side about
-# half that. Each lane's output comes line by line; both run to the end,
+# One after the other they took 15 minutes warm on a fresh clone; side by
+# side 8 (two cores). Each lane's output comes line by line; both run to the end,
 # and either failing fails `make test`.
 DESKTOP_PKGS := . ./app/desktop ./agents/glance
 test: deps-test whisper fyne-patch windows vet
