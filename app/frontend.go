@@ -149,6 +149,23 @@ func (c *Core) AddMailAccount(ctx context.Context, a index.Account,
 	return a, nil
 }
 
+// SignInMailAgain signs Microsoft 365 or Gmail account id in again, with
+// every permission Spirit asks for now (its calendars too), and keeps the
+// new sign-in; the account and its indexed mail stay. tell is
+// accounts.SignIn's: what to tell the lawyer, and the page to open.
+func (c *Core) SignInMailAgain(ctx context.Context, id int64, tell func(msg, url string)) (index.Account, error) {
+	sec, err := c.keys.secrets()
+	if err != nil {
+		return index.Account{}, err
+	}
+	a, err := accounts.SignInAgain(ctx, index.New(c.store), sec, id, tell)
+	if err != nil {
+		return index.Account{}, err
+	}
+	c.event(ctx, "user", fmt.Sprintf("account-%d", a.ID), "signed in to mail account "+a.Name+" again")
+	return a, nil
+}
+
 // RemoveMailAccount removes account id, its sign-in and its indexed mail.
 func (c *Core) RemoveMailAccount(ctx context.Context, id int64) error {
 	sec, err := c.keys.secrets()

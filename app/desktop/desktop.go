@@ -74,6 +74,7 @@ type Core interface {
 	MailAccounts(ctx context.Context) (app.MailAccounts, error)
 	AddMailAccount(ctx context.Context, a index.Account, credentials func(context.Context) (accounts.Credentials, error)) (index.Account, error)
 	RemoveMailAccount(ctx context.Context, id int64) error
+	SignInMailAgain(ctx context.Context, id int64, tell func(msg, url string)) (index.Account, error)
 	EditMailAccount(ctx context.Context, id int64, change func(*index.Account) error) (index.Account, error)
 	SyncMailNow()
 

@@ -33,10 +33,12 @@ type mailView struct {
 	// shown, when set, is told how many accounts the page shows, each
 	// time it shows them (the first-run window's Mail step).
 	shown func(accounts int)
+	// openURL opens a sign-in page in the lawyer's browser.
+	openURL func(*url.URL) error
 }
 
 func newMailView(g *gui, w fyne.Window) *mailView {
-	v := &mailView{g: g, w: w, rows: container.NewVBox(), status: widget.NewLabel("")}
+	v := &mailView{g: g, w: w, rows: container.NewVBox(), status: widget.NewLabel(""), openURL: g.fa.OpenURL}
 	v.status.Importance = widget.LowImportance
 	v.status.Wrapping = fyne.TextWrapWord
 	add := widget.NewButtonWithIcon("Add account…", theme.ContentAddIcon(), nil)
@@ -96,6 +98,12 @@ func (v *mailView) show(as []index.Account, stats index.Stats, errs map[int64]st
 		remove := widget.NewButtonWithIcon("Remove", theme.DeleteIcon(), func() { v.remove(a) })
 		edit := widget.NewButtonWithIcon(editAddressesLabel, theme.DocumentCreateIcon(), func() { v.editAddresses(a) })
 		buttons := container.NewHBox(edit, remove)
+		if a.Kind == index.KindGraph || a.Kind == index.KindGmail {
+			// A sign-in that expired, or that was made before Spirit read
+			// calendars, is renewed here, not by removing the account.
+			again := widget.NewButtonWithIcon(signInAgainLabel, theme.LoginIcon(), func() { v.signInAgain(a) })
+			buttons = container.NewHBox(again, edit, remove)
+		}
 		box := container.NewVBox(title, info)
 		if addrs := a.Addresses(); len(addrs) > 0 {
 			// The aliases too: a missing one makes replies from it look
@@ -284,20 +292,37 @@ func (v *mailView) addOAuth(kind string) {
 		}
 		cs := secret.Text
 		v.add(a, c, func(ctx context.Context) (accounts.Credentials, error) {
-			tok, err := accounts.SignIn(ctx, kind, c, cs, func(msg, url string) {
-				v.g.do(func() { v.status.SetText(msg) })
-				if url != "" {
-					if u, err := parseURL(url); err == nil {
-						v.g.fa.OpenURL(u)
-					}
-				}
-			})
+			tok, err := accounts.SignIn(ctx, kind, c, cs, v.tellSignIn)
 			return accounts.Credentials{Token: tok, ClientSecret: cs}, err
 		})
 	}, v.w)
 }
 
-func parseURL(s string) (*url.URL, error) { return url.Parse(s) }
+const signInAgainLabel = "Sign in again…"
+
+// signInAgain signs account a in again in the browser, with every
+// permission Spirit asks for now; its mail stays.
+func (v *mailView) signInAgain(a index.Account) {
+	v.do("Signing in to "+a.Name+": finish in your browser…", "Signed in to "+a.Name+" again.", true,
+		func(ctx context.Context) error {
+			_, err := v.g.core.SignInMailAgain(ctx, a.ID, v.tellSignIn)
+			return err
+		})
+}
+
+// tellSignIn shows a sign-in's message (Microsoft's code to type) and
+// opens its page in the browser.
+func (v *mailView) tellSignIn(msg, link string) {
+	v.g.do(func() { v.status.SetText(msg) })
+	if link == "" {
+		return
+	}
+	if u, err := url.Parse(link); err == nil {
+		if err := v.openURL(u); err != nil {
+			v.g.do(func() { v.status.SetText(msg + " Open " + link + " in your browser.") })
+		}
+	}
+}
 
 // addressEntry is where the lawyer types their own addresses at an
 // account: the main one and any aliases, since a reply sent from an alias
