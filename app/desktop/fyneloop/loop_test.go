@@ -96,7 +96,11 @@ func runChild() {
 					fyne.DoAndWait(func() { got = append(got, reloads...) })
 					reply("reloads %s", strings.Join(got, ","))
 				case "quit":
-					a.Quit()
+					// On the main goroutine, as Spirit quits: Fyne's
+					// Quit writes the driver's current window unguarded,
+					// which its own close of the last window then reads
+					// (a DATA RACE under -race when called from here).
+					fyne.Do(a.Quit)
 					return
 				}
 			}
@@ -127,8 +131,10 @@ func startChild(t *testing.T, ctx context.Context, disp *xtest.Display, configHo
 	}
 	// No session bus: Fyne's theme lookup fails fast instead of
 	// autolaunching one. FYNE_THEME skips the portal watch altogether.
+	// GORACE: a race build otherwise sleeps 1 s as it exits (ThreadSanitizer's
+	// atexit_sleep_ms), which the Quit check would take for a missed wake.
 	cmd.Env = append(append(env, disp.Env()...), fyneloopChild+"=1", "XDG_CONFIG_HOME="+configHome,
-		"DBUS_SESSION_BUS_ADDRESS=disabled:", "FYNE_THEME=light")
+		"DBUS_SESSION_BUS_ADDRESS=disabled:", "FYNE_THEME=light", "GORACE=atexit_sleep_ms=0")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	in, err := cmd.StdinPipe()
