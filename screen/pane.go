@@ -373,14 +373,7 @@ func cellsUnder(areas, rs []image.Rectangle) []bool {
 		for y0 := at.Min.Y; y0 < at.Max.Y; y0 += paneCellH {
 			for x0 := at.Min.X; x0 < at.Max.X; x0 += paneCellW {
 				cell := image.Rect(x0, y0, min(x0+paneCellW, at.Max.X), min(y0+paneCellH, at.Max.Y))
-				hit := false
-				for _, r := range rs {
-					if r.Overlaps(cell) {
-						hit = true
-						break
-					}
-				}
-				mask = append(mask, hit)
+				mask = append(mask, slices.ContainsFunc(rs, cell.Overlaps))
 			}
 		}
 	}

@@ -94,10 +94,9 @@ const retryDelay = 50 * time.Millisecond
 
 // While nothing, or a window of Spirit's own, is in front, the watcher
 // looks again after ownRecheck, then ever more slowly up to maxRecheck:
-// the lawyer's window may come back without the window system telling
-// (under Wine the switch back to a Notepad was seen going unreported for
-// good, 1 run in 6, when a snapshot had found none of the lawyer's
-// windows in front).
+// the lawyer's window may come back without the window system telling,
+// as in the case confirmAfter covers, and a snapshot that found none of
+// theirs gets no confirmation.
 const (
 	ownRecheck = 250 * time.Millisecond
 	maxRecheck = 2 * time.Second
