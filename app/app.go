@@ -1,10 +1,12 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -27,6 +29,11 @@ type Config struct {
 	// headless. main passes it in, so this package never links the GUI
 	// toolkit and its tests build without it.
 	Desktop func(c *Core, bus *events.Bus, log *slog.Logger) (UI, error)
+	// UIStopGrace bounds how long a quitting Spirit waits for the UI's Run
+	// to return; 0 means uiStopGrace. Exit ends the process when it does
+	// not (nil means os.Exit). Both are for tests.
+	UIStopGrace time.Duration
+	Exit        func(code int)
 }
 
 // UI is the front end the lawyer sees: the desktop, or the log. It is
@@ -52,6 +59,12 @@ const shutdownGrace = api.ShutdownGrace
 
 // partsStopGrace bounds how long Quit waits for the parts to stop.
 const partsStopGrace = 5 * time.Second
+
+// uiStopGrace bounds how long Quit waits for the UI to let go of the main
+// goroutine. The desktop quits in well under a second; a toolkit that
+// never returns would otherwise keep a Spirit running that the lawyer
+// quit, holding the data folder so that the next start cannot begin.
+const uiStopGrace = 10 * time.Second
 
 // Run starts Spirit and blocks until Quit, or until ctx ends (SIGINT,
 // SIGTERM), then shuts down in order: UI, then the parts in the reverse of
@@ -109,10 +122,58 @@ func Run(ctx context.Context, cfg Config) error {
 
 	supervised := make(chan error, 1)
 	go func() { supervised <- p.sup.Run(runCtx) }()
+	// What follows the UI runs once, after it returns or, if it never
+	// does, from the watchdog (the toolkit keeps the main goroutine).
+	finish := sync.OnceValue(func() error {
+		return stopParts(log, p, core, cfg.DataDir, supervised, closeStore)
+	})
+	uiDone := make(chan struct{})
+	go uiWatchdog(runCtx, cfg, uiDone, finish, closeStore)
 	if err := ui.Run(runCtx); err != nil {
 		log.Error("user interface", "err", err)
 	}
+	close(uiDone)
 	stop()
+	return finish()
+}
+
+// uiWatchdog waits, once Spirit is quitting, for the UI's Run to return
+// (uiDone). If it has not within the grace, it says so with every
+// goroutine, stops Spirit's parts and closes the database as a normal
+// quit does, and ends the process with status 1.
+func uiWatchdog(ctx context.Context, cfg Config, uiDone <-chan struct{}, finish, closeStore func() error) {
+	select {
+	case <-uiDone:
+		return
+	case <-ctx.Done():
+	}
+	grace := cmp.Or(cfg.UIStopGrace, uiStopGrace)
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-uiDone:
+		return
+	case <-t.C:
+	}
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	cfg.Log.Error("the window system did not let go after Quit; quitting without it", "waited", grace, "goroutines", string(buf))
+	if err := finish(); err != nil && !errors.Is(err, ErrRestart) {
+		cfg.Log.Error("stopping Spirit", "err", err)
+	}
+	if err := closeStore(); err != nil {
+		cfg.Log.Error("close database", "err", err)
+	}
+	exit := cfg.Exit
+	if exit == nil {
+		exit = os.Exit
+	}
+	exit(1)
+}
+
+// stopParts stops Spirit's parts once the UI is done, records the stop and
+// closes the database, deleting all data if the lawyer asked.
+func stopParts(log *slog.Logger, p *parts, core *Core, dataDir string, supervised <-chan error, closeStore func() error) error {
 	select {
 	case err := <-supervised:
 		if err != nil {
@@ -144,8 +205,8 @@ func Run(ctx context.Context, cfg Config) error {
 		if err := closeStore(); err != nil {
 			return fmt.Errorf("delete all data: the database did not close, nothing was deleted: %w", err)
 		}
-		deleted, err := deleteOwnData(cfg.DataDir, d.Models)
-		log.Warn("all Spirit data deleted at the lawyer's request", "folder", cfg.DataDir, "deleted", strings.Join(deleted, ", "))
+		deleted, err := deleteOwnData(dataDir, d.Models)
+		log.Warn("all Spirit data deleted at the lawyer's request", "folder", dataDir, "deleted", strings.Join(deleted, ", "))
 		if err != nil {
 			// Start again all the same: the lawyer sees Spirit come back,
 			// and what is left is named in the log.
