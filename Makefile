@@ -139,7 +139,8 @@ RACE_UNIT_PKGS := ./app/desktop
 # Two lanes run side by side, each one package at a time (-p 1):
 #   - test-desktop: the packages that drive real desktop programs (the
 #     root's Wine and package tests, app/desktop's Thunderbird,
-#     agents/glance's Chromium and OCR). Mostly they wait on those programs
+#     agents/glance's Chromium and OCR, platform/a11y's accessibility bus,
+#     platform/xtest's Xvfb, openbox and tray host). Mostly they wait on those programs
 #     (10-50 % of two cores, measured), and never two of them at once: side
 #     by side they starved each other's time-bound checks.
 #   - test-rest: every other package, then the race pass, the packager's
@@ -147,7 +148,7 @@ RACE_UNIT_PKGS := ./app/desktop
 # One after the other they took 15 minutes warm on a fresh clone; side by
 # side 8 (two cores). Each lane's output comes line by line; both run to the end,
 # and either failing fails `make test`.
-DESKTOP_PKGS := . ./app/desktop ./agents/glance
+DESKTOP_PKGS := . ./app/desktop ./agents/glance ./platform/a11y ./platform/xtest
 test: deps-test whisper fyne-patch windows vet
 	@$(MAKE) --no-print-directory -j2 --output-sync=line test-desktop test-rest
 
