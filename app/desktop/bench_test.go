@@ -84,6 +84,11 @@ func TestBenchApp(t *testing.T) {
 	}
 	fmt.Printf("BENCH orb_idle_cpu_pct %.2f %%\n", idlePct)
 	fmt.Printf("BENCH app_idle_rss_mb %.1f MB\n", rssMB(t, p.Pid()))
+	// Where it goes: see memShares.
+	anon, gl, bin := memShares(t, p.Pid())
+	fmt.Printf("BENCH app_idle_anon_mb %.1f MB\n", anon)
+	fmt.Printf("BENCH app_idle_gl_libs_mb %.1f MB\n", gl)
+	fmt.Printf("BENCH app_idle_binary_mb %.1f MB\n", bin)
 
 	stopped := time.Now()
 	if err := p.Signal(syscall.SIGTERM); err != nil {
@@ -127,4 +132,54 @@ func rssMB(t *testing.T, pid int) float64 {
 	}
 	t.Fatal("no VmRSS")
 	return 0
+}
+
+// memShares splits pid's resident memory for the idle figures: anonymous
+// memory (Go's heap and stacks, the C heap: what Spirit itself holds) and
+// the resident pages of the OpenGL driver's libraries (Mesa's llvmpipe
+// under Xvfb: libLLVM and the DRI driver), which are file-backed, shared
+// and dropped by the kernel under pressure; the rest of the file-backed
+// pages are mostly Spirit's own binary.
+func memShares(t *testing.T, pid int) (anonMB, glLibsMB, binaryMB float64) {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var name string
+	var anonKB, glKB, binKB float64
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":") {
+			name = ""
+			if len(f) >= 6 {
+				name = f[5]
+			}
+			continue
+		}
+		if len(f) < 2 {
+			continue
+		}
+		kb, _ := strconv.ParseFloat(f[1], 64)
+		switch f[0] {
+		case "Anonymous:":
+			anonKB += kb
+		case "Rss:":
+			switch {
+			case name == exe:
+				binKB += kb
+			case strings.Contains(name, "/libLLVM") || strings.Contains(name, "/dri/") ||
+				strings.Contains(name, "/libgallium") || strings.Contains(name, "/libGLX_mesa"):
+				glKB += kb
+			}
+		}
+	}
+	return anonKB / 1024, glKB / 1024, binKB / 1024
 }
