@@ -97,6 +97,9 @@ type Core interface {
 
 	// Settings' "Delete all Spirit data…".
 	DeleteAllData(ctx context.Context, d app.DeleteAll) error
+	// Quit stops Spirit as SIGTERM does; false where nothing runs the
+	// core as Spirit.
+	Quit() bool
 }
 
 var _ Core = (*app.Core)(nil)

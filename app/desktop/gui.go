@@ -482,6 +482,15 @@ func (g *gui) quit() {
 	})
 }
 
+// quitSpirit is the lawyer's Quit: Spirit stops as on SIGTERM (its run's
+// end closes this UI through Run's context), or, where nothing runs the
+// core as Spirit, the app closes here.
+func (g *gui) quitSpirit() {
+	if !g.core.Quit() {
+		g.quit()
+	}
+}
+
 // show brings Spirit forward: a second `spirit` asked for it.
 func (g *gui) show() {
 	g.showOrb()

@@ -388,6 +388,9 @@ func TestNoSessionBus(t *testing.T) {
 	if strings.Contains(p.Output(), "panic") {
 		t.Errorf("output mentions a panic:\n%s", p.Output())
 	}
+	if !strings.Contains(p.Output(), "quit: the lawyer asked Spirit to stop") {
+		t.Errorf("the panel's Quit did not stop Spirit through its core:\n%s", p.Output())
+	}
 }
 
 // menuBesideOrb reports whether the menu at menu sits left of the orb at orb
@@ -566,6 +569,11 @@ func quitFromTray(t *testing.T, ctx context.Context, item *xtest.TrayItem, p *xt
 		if err == nil {
 			if code != 0 {
 				t.Fatalf("exit %d after Quit\n%s", code, p.Output())
+			}
+			// Through the core, as SIGTERM: Run's watchdog then covers a
+			// toolkit that never lets go.
+			if !strings.Contains(p.Output(), "quit: the lawyer asked Spirit to stop") {
+				t.Errorf("Quit did not stop Spirit through its core:\n%s", p.Output())
 			}
 			return
 		}

@@ -28,7 +28,7 @@ func (g *gui) buildMenu(st app.Status) {
 	})
 	// Shown atop the menu only while nudges are folded away (refreshWaiting).
 	g.waitingItem = fyne.NewMenuItem("Waiting for you…", g.openWaiting)
-	quit := fyne.NewMenuItem("Quit", g.quit)
+	quit := fyne.NewMenuItem("Quit", g.quitSpirit)
 	quit.IsQuit = true
 	g.menu = fyne.NewMenu("Spirit",
 		g.statusItem,
