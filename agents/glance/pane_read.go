@@ -45,7 +45,7 @@ var (
 	// ErrHeaderUnavailable: the OS or the application gives no header of
 	// this window (no accessibility bus, an application that exposes no
 	// tree, an unknown layout); the glance falls back to OCR and stops
-	// asking about the application for ExactRetry.
+	// asking about the application for a while (exactRest).
 	ErrHeaderUnavailable = errors.New("exact message header unavailable")
 	// ErrNoHeader: the application answered, and no message is open in
 	// the window (an empty folder, nothing selected). The glance is
@@ -64,13 +64,34 @@ type HeaderSource interface {
 	Close() error
 }
 
-// ExactRetry is how long an application (or the OS) that gave no exact
-// header is not asked again; every glance meanwhile goes straight to
-// OCR. Asking costs milliseconds (a11y measured 0.2-0.3 ms with
-// accessibility off), so the rest is short: an application that was
-// still starting, and puts its tree on the bus seconds later, is read
-// exactly from the next minute on.
+// ExactRetry is the longest an application (or the OS) that gave no
+// exact header is not asked again; every glance meanwhile goes straight
+// to OCR. Asking costs milliseconds (a11y measured 0.2-0.3 ms with
+// accessibility off), so the rests are short, and the first shorter
+// still (exactRest): an application that was still starting puts its
+// tree on the bus seconds later, and the messages the lawyer opens
+// meanwhile would otherwise all be read off the screen.
 const ExactRetry = time.Minute
+
+// exactRetryFirst is the rest after an application's first failure.
+const exactRetryFirst = 5 * time.Second
+
+// exactRest is how long an application that gave no exact header fails
+// times in a row is not asked again: 5 s, doubling up to ExactRetry.
+func exactRest(fails int) time.Duration {
+	d := exactRetryFirst
+	for i := 1; i < fails && d < ExactRetry; i++ {
+		d *= 2
+	}
+	return min(d, ExactRetry)
+}
+
+// exactBackoff is an application's rest from being asked for exact
+// headers.
+type exactBackoff struct {
+	until time.Time
+	fails int // in a row
+}
 
 // maxRegions bounds the header regions remembered: one per mail window
 // and monitor size, a handful in practice.
@@ -96,18 +117,26 @@ func (s *Service) exactHeader(ctx context.Context, sw screen.Switch) (ExactHeade
 	}
 	h, err := src.MessageHeader(ctx, sw)
 	switch {
-	case err == nil:
-		if h.SenderName == "" && h.SenderEmail == "" && h.Subject == "" {
+	case err == nil || errors.Is(err, ErrNoHeader):
+		// The application answered: its next failure rests it briefly
+		// again.
+		s.mu.Lock()
+		delete(s.exactOff, sw.App)
+		s.mu.Unlock()
+		if err == nil && h.SenderName == "" && h.SenderEmail == "" && h.Subject == "" {
 			return h, true, fmt.Errorf("empty header: %w", ErrNoHeader)
 		}
-		return h, true, nil
 	case errors.Is(err, ErrHeaderUnavailable):
 		s.mu.Lock()
 		if len(s.exactOff) >= maxRegions {
 			clear(s.exactOff)
 		}
-		s.exactOff[sw.App] = s.opt.Now().Add(ExactRetry)
+		b := s.exactOff[sw.App]
+		b.fails++
+		b.until = s.opt.Now().Add(exactRest(b.fails))
+		s.exactOff[sw.App] = b
 		s.mu.Unlock()
+		s.opt.Log.Debug("no exact message header: reading the screen", "app", sw.App, "asked_again_in", exactRest(b.fails), "err", err)
 	}
 	return h, true, err
 }
@@ -121,7 +150,7 @@ func (s *Service) headerSource(ctx context.Context, app string) (HeaderSource, b
 	now := s.opt.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if now.Before(s.exactOff[app]) || now.Before(s.exactOpenAfter) {
+	if now.Before(s.exactOff[app].until) || now.Before(s.exactOpenAfter) {
 		return nil, false
 	}
 	if s.exact == nil {

@@ -407,6 +407,10 @@ func TestServiceExactHeader(t *testing.T) {
 			wantSaid: []string{"proposed " + msgSettlement.id, nudged}, wantAsked: 1, wantOpens: 1, wantShots: 2, wantReads: []string{"full"}},
 		{name: "unavailable, asked again a minute later", opt: rigOptions{screenText: true}, err: fmt.Errorf("at-spi: %w", ErrHeaderUnavailable), wait: ExactRetry,
 			wantSaid: []string{"proposed " + msgSettlement.id, nudged}, wantAsked: 2, wantOpens: 1, wantShots: 2, wantReads: []string{"full"}},
+		{name: "unavailable once, asked again 5 s later (an application still starting)", opt: rigOptions{screenText: true}, err: fmt.Errorf("at-spi: %w", ErrHeaderUnavailable), wait: exactRetryFirst,
+			wantSaid: []string{"proposed " + msgSettlement.id, nudged}, wantAsked: 2, wantOpens: 1, wantShots: 2, wantReads: []string{"full"}},
+		{name: "unavailable once, not asked 4 s later", opt: rigOptions{screenText: true}, err: fmt.Errorf("at-spi: %w", ErrHeaderUnavailable), wait: exactRetryFirst - time.Second,
+			wantSaid: []string{"proposed " + msgSettlement.id, nudged}, wantAsked: 1, wantOpens: 1, wantShots: 2, wantReads: []string{"full"}},
 		{name: "another failure: the pane is read, and asked again next time", opt: rigOptions{screenText: true}, err: errors.New("bus timeout"),
 			wantSaid: []string{"proposed " + msgSettlement.id, nudged}, wantAsked: 2, wantOpens: 1, wantShots: 2, wantReads: []string{"full"}},
 		{name: "no message open: silent, nothing read", opt: rigOptions{screenText: true}, err: fmt.Errorf("tree: %w", ErrNoHeader),
@@ -441,6 +445,64 @@ func TestServiceExactHeader(t *testing.T) {
 				t.Errorf("OCR read %q, want %q", reads, tc.wantReads)
 			}
 		})
+	}
+}
+
+// TestExactRest: an application that gives no exact header rests 5 s
+// after its first failure, twice as long after each further one in a row,
+// never longer than ExactRetry.
+func TestExactRest(t *testing.T) {
+	for _, tc := range []struct {
+		fails int
+		want  time.Duration
+	}{
+		{1, 5 * time.Second},
+		{2, 10 * time.Second},
+		{3, 20 * time.Second},
+		{4, 40 * time.Second},
+		{5, time.Minute},
+		{12, time.Minute},
+		{1000, time.Minute},
+	} {
+		if got := exactRest(tc.fails); got != tc.want {
+			t.Errorf("exactRest(%d) = %v, want %v", tc.fails, got, tc.want)
+		}
+	}
+}
+
+// TestServiceExactHeaderRests: an application that keeps giving no exact
+// header is asked less and less often; once it answers, its next failure
+// rests it only briefly again.
+func TestServiceExactHeaderRests(t *testing.T) {
+	settlement := ExactHeader{SenderName: msgSettlement.name, SenderEmail: msgSettlement.addr, Subject: msgSettlement.subject}
+	unavailable := fmt.Errorf("at-spi: %w", ErrHeaderUnavailable)
+	r := newPaneRig(t, rigOptions{screenText: true})
+	r.capt.show(paneWindow(t, msgSettlement, 0))
+	steps := []struct {
+		wait      time.Duration // before the glance
+		header    ExactHeader
+		err       error
+		wantAsked int // in all, after the glance
+	}{
+		{0, ExactHeader{}, unavailable, 1},                // rests 5 s
+		{5 * time.Second, ExactHeader{}, unavailable, 2},  // rests 10 s
+		{5 * time.Second, ExactHeader{}, unavailable, 2},  // still resting
+		{5 * time.Second, ExactHeader{}, unavailable, 3},  // rests 20 s
+		{19 * time.Second, ExactHeader{}, unavailable, 3}, // still resting
+		{time.Second, settlement, nil, 4},                 // answers
+		{0, ExactHeader{}, unavailable, 5},                // rests 5 s again
+		{5 * time.Second, ExactHeader{}, unavailable, 6},
+	}
+	for i, st := range steps {
+		r.later(st.wait)
+		r.src.mu.Lock()
+		r.src.header, r.src.err = st.header, st.err
+		r.src.mu.Unlock()
+		r.svc.On(t.Context(), inbox)
+		r.drain()
+		if got := r.src.questions(); got != st.wantAsked {
+			t.Fatalf("step %d: asked %d times in all, want %d", i+1, got, st.wantAsked)
+		}
 	}
 }
 

@@ -101,7 +101,7 @@ type Service struct {
 	exact   HeaderSource // opened on first need
 	// exactOff holds, per app, when a failed exact header may be asked
 	// for again; exactOpenAfter the same for opening the source.
-	exactOff       map[string]time.Time
+	exactOff       map[string]exactBackoff
 	exactOpenAfter time.Time
 	// lastRead is, per window, the open message read by the last glance
 	// that told its outcome (readRedrawn).
@@ -136,7 +136,7 @@ func NewService(opt ServiceOptions) (*Service, error) {
 		opt.Events = events.Noop{}
 	}
 	return &Service{opt: opt, ocrTurn: make(chan struct{}, 1),
-		regions: make(map[paneKey]image.Rectangle), exactOff: make(map[string]time.Time),
+		regions: make(map[paneKey]image.Rectangle), exactOff: make(map[string]exactBackoff),
 		lastRead: make(map[uint64]messageRead)}, nil
 }
 

@@ -187,6 +187,12 @@ func (r *Reader) MessageHeader(ctx context.Context, w Window) (MessageHeader, er
 func (r *Reader) findFrame(ctx context.Context, w Window) (ref, error) {
 	apps, err := r.children(ctx, ref{registryName, rootPath})
 	if err != nil {
+		// A call cut off by ctx says nothing of the tree: the caller
+		// must not take it for a tree that is not there (and stop
+		// asking for a while).
+		if ctx.Err() != nil {
+			return ref{}, ctx.Err()
+		}
 		return ref{}, fmt.Errorf("%w: registry: %v", ErrUnavailable, err)
 	}
 	if len(apps) > maxApps {
@@ -218,6 +224,10 @@ func (r *Reader) findFrame(ctx context.Context, w Window) (ref, error) {
 				return f, err
 			}
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		// The frames' names were not all read: the window may be there.
+		return ref{}, err
 	}
 	return ref{}, fmt.Errorf("%w: no accessible window %q of pid %d", ErrUnavailable, w.Title, w.PID)
 }

@@ -412,5 +412,15 @@ func TestUnavailable(t *testing.T) {
 				t.Errorf("MessageHeader(%+v) = %v, want ErrUnavailable", w, err)
 			}
 		}
+		// A question cut off by its context (a busy application, a
+		// loaded machine) says nothing of the tree: it is the context's
+		// error, never ErrUnavailable, which makes callers stop asking.
+		cut, stop := context.WithCancel(ctx)
+		stop()
+		for _, w := range []Window{{PID: pid, Title: "Inbox - Mozilla Thunderbird"}, {Title: "Inbox - Mozilla Thunderbird"}} {
+			if _, err := r.MessageHeader(cut, w); !errors.Is(err, context.Canceled) || errors.Is(err, ErrUnavailable) {
+				t.Errorf("MessageHeader(%+v) with its context ended = %v, want context.Canceled alone", w, err)
+			}
+		}
 	})
 }
