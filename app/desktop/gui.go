@@ -76,11 +76,14 @@ type gui struct {
 	orbXID       uint32
 	lastOther    uint32 // the last focused window that is not Spirit's
 	panelVisible bool
-	hotkey       string    // the grabbed pause hotkey, for Settings
-	nudgeHotkey  string    // the grabbed hotkey that focuses the bubble, for Settings
-	menuSent     time.Time // when the tray menu was last re-sent; see sendMenuSoon
-	menuPending  bool      // a re-send is scheduled
-	pendingSave  map[string]*time.Timer
+	// panelPremapped: the menu's window was shown once (premapPanel);
+	// main thread.
+	panelPremapped bool
+	hotkey         string    // the grabbed pause hotkey, for Settings
+	nudgeHotkey    string    // the grabbed hotkey that focuses the bubble, for Settings
+	menuSent       time.Time // when the tray menu was last re-sent; see sendMenuSoon
+	menuPending    bool      // a re-send is scheduled
+	pendingSave    map[string]*time.Timer
 	// saves counts the General page's saves under way (tests wait on it).
 	saves sync.WaitGroup
 
@@ -212,9 +215,10 @@ func (g *gui) started() {
 		w.RequestAlwaysOnTop()
 	}
 
+	// The menu's window is made (premapped) at its first showing: each
+	// window costs about 8 MB of the GL driver's memory at rest.
 	g.panel = drv.CreateSplashWindow()
 	g.panel.SetTitle("Spirit menu")
-	g.premapPanel()
 	g.rebuildPanel()
 	if w, ok := g.panel.(desktop.Window); ok {
 		w.RequestAlwaysOnTop()
@@ -436,6 +440,10 @@ func (g *gui) togglePanel() {
 		g.panel.Hide()
 		g.setPanelShown(false)
 		return
+	}
+	if !g.panelPremapped {
+		g.premapPanel()
+		g.panelPremapped = true
 	}
 	g.rebuildPanel()
 	g.placeBeforeShow(g.panel)

@@ -31,11 +31,12 @@ func besideOrb(wa image.Rectangle, orbPos image.Point, orb, win platform.WindowS
 }
 
 // premapPanel shows the orb's menu window once, one pixel large, and hides
-// it again, at start-up. Fyne centres a splash window on the screen at its
-// first showing whatever position was asked for; without this the menu's
-// first appearance was in the middle of the screen, then it jumped beside
-// the orb (a click aimed at it missed: "Spirit did not exit after Quit").
-// Once shown, the window keeps the positions it is given. Main thread.
+// it again, just before its first real showing. Fyne centres a splash
+// window on the screen at its first showing whatever position was asked
+// for; without this the menu's first appearance was in the middle of the
+// screen, then it jumped beside the orb (a click aimed at it missed:
+// "Spirit did not exit after Quit"). Once shown, the window keeps the
+// positions it is given. Main thread.
 func (g *gui) premapPanel() {
 	if _, ok := any(g.desk).(placer); !ok || g.desk == nil {
 		return
