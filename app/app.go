@@ -155,9 +155,7 @@ func uiWatchdog(ctx context.Context, cfg Config, uiDone <-chan struct{}, finish,
 		return
 	case <-t.C:
 	}
-	buf := make([]byte, 1<<20)
-	buf = buf[:runtime.Stack(buf, true)]
-	cfg.Log.Error("the window system did not let go after Quit; quitting without it", "waited", grace, "goroutines", string(buf))
+	cfg.Log.Error("the window system did not let go after Quit; quitting without it", "waited", grace, "goroutines", allStacks())
 	if err := finish(); err != nil && !errors.Is(err, ErrRestart) {
 		cfg.Log.Error("stopping Spirit", "err", err)
 	}
@@ -171,8 +169,16 @@ func uiWatchdog(ctx context.Context, cfg Config, uiDone <-chan struct{}, finish,
 	exit(1)
 }
 
-// stopParts stops Spirit's parts once the UI is done, records the stop and
-// closes the database, deleting all data if the lawyer asked.
+// allStacks is every goroutine's stack, for a log line that says what
+// kept Spirit from quitting.
+func allStacks() string {
+	buf := make([]byte, 1<<20)
+	return string(buf[:runtime.Stack(buf, true)])
+}
+
+// stopParts stops Spirit's parts once the UI is done and records the
+// stop; if the lawyer asked to delete all data, it closes the database and
+// deletes it.
 func stopParts(log *slog.Logger, p *parts, core *Core, dataDir string, supervised <-chan error, closeStore func() error) error {
 	select {
 	case err := <-supervised:
@@ -190,9 +196,7 @@ func stopParts(log *slog.Logger, p *parts, core *Core, dataDir string, supervise
 				stuck = append(stuck, st.Name+" ("+st.State+")")
 			}
 		}
-		buf := make([]byte, 1<<20)
-		buf = buf[:runtime.Stack(buf, true)]
-		log.Error("parts did not stop in time; quitting without them", "waited", partsStopGrace, "parts", strings.Join(stuck, ", "), "goroutines", string(buf))
+		log.Error("parts did not stop in time; quitting without them", "waited", partsStopGrace, "parts", strings.Join(stuck, ", "), "goroutines", allStacks())
 	}
 
 	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)

@@ -112,17 +112,3 @@ func deleteOwnData(dataDir string, models bool) ([]string, error) {
 	}
 	return deleted, errors.Join(errs...)
 }
-
-// Quit asks Spirit to stop, as SIGTERM does: the UI closes, the parts stop
-// and Run returns. Quitting this way, and not by closing the toolkit
-// alone, arms Run's watchdog for a toolkit that never lets go. It reports
-// false when nothing runs this core as Spirit (tests that build a core
-// alone), and the caller closes its UI itself.
-func (c *Core) Quit() bool {
-	if c.quit == nil {
-		return false
-	}
-	c.log.Info("quit: the lawyer asked Spirit to stop")
-	c.quit()
-	return true
-}

@@ -1,17 +1,16 @@
 package app
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/app/api"
 	"github.com/spirit-app/spirit/app/events"
+	"github.com/spirit-app/spirit/platform/xtest"
 )
 
 // stuckUI is a front end whose Run returns only when released, whatever
@@ -30,24 +29,6 @@ func (u stuckUI) Run(ctx context.Context) error {
 }
 func (stuckUI) Events(ctx context.Context) error     { <-ctx.Done(); return nil }
 func (stuckUI) Subsystems() map[string]api.Subsystem { return nil }
-
-// syncBuffer is a log sink the watchdog's goroutine and the test share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // lastEvent reads the newest world-log event of the database in dir.
 func lastEvent(dir string) (string, error) {
@@ -81,7 +62,7 @@ func TestQuitWhenTheUIHangs(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			var logs syncBuffer
+			var logs xtest.LockedBuffer
 			ui := stuckUI{hang: tc.hang, release: make(chan struct{})}
 			exited := make(chan int, 1)
 			var lastAtExit string

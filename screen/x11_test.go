@@ -308,31 +308,13 @@ func TestWatcherSurvivesClosingWindows(t *testing.T) {
 		cycles, raceTime.Round(time.Millisecond), switches.Load(), shots.Load(), snapshots.Load(), changedErrs.Load())
 }
 
-// lockedBuffer collects log output from several goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 func TestExcludedWindowsAreNeverCaptured(t *testing.T) {
 	d := xtest.StartDisplay(t, 1280, 800)
 	disp := openDisplay(t, d)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 
-	var logs lockedBuffer
+	var logs xtest.LockedBuffer
 	// Without times: a token of digits turns up in nanoseconds by chance.
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug,
 		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {

@@ -133,10 +133,11 @@ func (s *Service) exactHeader(ctx context.Context, sw screen.Switch) (ExactHeade
 		}
 		b := s.exactOff[sw.App]
 		b.fails++
-		b.until = s.opt.Now().Add(exactRest(b.fails))
+		rest := exactRest(b.fails)
+		b.until = s.opt.Now().Add(rest)
 		s.exactOff[sw.App] = b
 		s.mu.Unlock()
-		s.opt.Log.Debug("no exact message header: reading the screen", "app", sw.App, "asked_again_in", exactRest(b.fails), "err", err)
+		s.opt.Log.Debug("no exact message header: reading the screen", "app", sw.App, "asked_again_in", rest, "err", err)
 	}
 	return h, true, err
 }

@@ -216,7 +216,7 @@ func (g *gui) started() {
 	}
 
 	// The menu's window is made (premapped) at its first showing: each
-	// window costs about 8 MB of the GL driver's memory at rest.
+	// window costs about 9 MB of the GL driver's memory at rest.
 	g.panel = drv.CreateSplashWindow()
 	g.panel.SetTitle("Spirit menu")
 	g.rebuildPanel()

@@ -175,7 +175,7 @@ func renderAll(ctx context.Context, dir string, pages []Page) ([]image.Image, er
 	}
 	args := append(chromiumFlags(filepath.Join(dir, "profile")), "--remote-debugging-pipe", "about:blank")
 	cmd := chromiumCommand(ctx, args)
-	var out lockedBuffer
+	var out LockedBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.ExtraFiles = []*os.File{toChrome, evW}
 	err = cmd.Start()

@@ -46,9 +46,9 @@ type Proc struct {
 	Name string
 
 	cmd  *exec.Cmd
-	out  lockedBuffer // stdout and stderr interleaved
-	sout lockedBuffer
-	serr lockedBuffer
+	out  LockedBuffer // stdout and stderr interleaved
+	sout LockedBuffer
+	serr LockedBuffer
 
 	done    chan struct{} // closed once the child has been reaped
 	waitErr error         // valid after done is closed
@@ -318,19 +318,20 @@ func (p *Proc) Stderr() string { return p.serr.String() }
 // Output returns stdout and stderr interleaved, as written so far.
 func (p *Proc) Output() string { return p.out.String() }
 
-// lockedBuffer is a bytes.Buffer safe for concurrent Write and String.
-type lockedBuffer struct {
+// LockedBuffer is a bytes.Buffer safe for concurrent Write and String:
+// a child's output, or a log that several goroutines write to.
+type LockedBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *lockedBuffer) Write(p []byte) (int, error) {
+func (b *LockedBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
-func (b *lockedBuffer) String() string {
+func (b *LockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
