@@ -34,6 +34,10 @@ type Config struct {
 	// not (nil means os.Exit). Both are for tests.
 	UIStopGrace time.Duration
 	Exit        func(code int)
+	// ReleaseImageAfter is how long after start the pages of Spirit's
+	// binary that start-up used are given back (releaseAtRest); 0 means
+	// releaseImageAfter.
+	ReleaseImageAfter time.Duration
 }
 
 // UI is the front end the lawyer sees: the desktop, or the log. It is
@@ -129,6 +133,7 @@ func Run(ctx context.Context, cfg Config) error {
 	})
 	uiDone := make(chan struct{})
 	go uiWatchdog(runCtx, cfg, uiDone, finish, closeStore)
+	go releaseAtRest(runCtx, log, cmp.Or(cfg.ReleaseImageAfter, releaseImageAfter))
 	if err := ui.Run(runCtx); err != nil {
 		log.Error("user interface", "err", err)
 	}
