@@ -22,25 +22,26 @@ import (
 // runtime's tables of that code. The kernel keeps a file in its page cache
 // in large pieces (up to 2 MB: read ahead from a disk with a large
 // read-ahead, or written in large pieces, as by the linker or an
-// installer), and since Linux 6.18 maps a whole piece at the first touch
-// of any page in it. So the few pages that start-up and Spirit at rest
-// touch kept 40-60 MB of the binary resident, charged to Spirit for the
-// whole day, where the pages in use at rest are about 3 MB (measured under
-// Xvfb, see TestBenchApp). Marked random (MADV_RANDOM), the mappings fault
-// without read-ahead, page by page; paged out (MADV_PAGEOUT), the pieces
-// only Spirit maps leave memory, and what is still used comes back a page
-// at a time.
+// installer), and recent kernels map a whole piece at the first touch of
+// any page in it (measured on Linux 6.18: 2 MB mappings, FilePmdMapped).
+// So the few pages that start-up and Spirit at rest touch kept 40-60 MB of
+// the binary resident, charged to Spirit for the whole day, where the
+// pages in use at rest are about 4 MB (measured under Xvfb, see
+// TestBenchApp). Marked random (MADV_RANDOM), the mappings fault without
+// read-ahead, page by page; paged out (MADV_PAGEOUT), the pieces only
+// Spirit maps leave memory, and what is still used comes back a page at a
+// time.
 //
-// Only pages that are the file's own are paged out, which the kernel may
-// drop at any time anyway: the binary's read-only mappings (its code and
-// tables), and of its writable data only Go's section of data without
-// pointers (.noptrdata: mostly the toolkit's fonts, 7 MB), which is
-// never written, or, where it is, is Spirit's and stays, as a swapless
-// system keeps memory that is not a file's. A binary just written
-// (by `go build` in the tests, or an installer that does not sync) may
-// not be on disk yet, and pages not written back cannot leave memory: it
-// is synced first. A kernel without MADV_PAGEOUT (before 5.4) says EINVAL:
-// the mappings are then only marked random.
+// Only the file's own pages are paged out, which the kernel may drop at
+// any time anyway: the binary's read-only mappings (its code and tables)
+// and, of its writable data, only Go's section of data without pointers
+// (.noptrdata: mostly the toolkit's fonts, 7 MB), which Go does not write.
+// A page of it that was written is Spirit's memory: the kernel keeps it,
+// or on a system with swap may swap it out, as it may any memory.
+// A binary just written (by `go build` in the tests, or an installer that
+// does not sync) may not be on disk yet, and pages not written back cannot
+// leave memory: it is synced first. A kernel without MADV_PAGEOUT (before
+// 5.4) says EINVAL: the mappings are then only marked random.
 func ReleaseImage() (ImageRelease, error) {
 	exe, err := os.Readlink("/proc/self/exe")
 	if err != nil {
