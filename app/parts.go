@@ -113,13 +113,7 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 		Log:      log.With("part", partAgents),
 	})
 	loadSettings := func(ctx context.Context) (settings.Settings, error) { return settings.Load(ctx, st) }
-	exclusions := func(ctx context.Context) *screen.Exclusions {
-		s, err := loadSettings(ctx)
-		if err != nil && !errors.Is(err, settings.ErrInvalid) {
-			log.Warn("exclusions: settings unreadable, built-in rules only", "err", err)
-		}
-		return screen.NewExclusions(s.ExcludedApps, s.ExcludedTitles)
-	}
+	exclusions := exclusionsFrom(loadSettings, log)
 	watch := screen.NewWatchService(screen.ServiceOptions{
 		Paused:     set.WatchingPaused,
 		Exclusions: exclusions,
@@ -213,6 +207,27 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 		return c.runCommands(ctx, utterances.C())
 	}))
 	return &parts{bus: bus, core: c, glance: gl, sup: sup, subs: []*events.Subscription{switches, appMoments, utterances, dg.sub}}, nil
+}
+
+// exclusionsFrom reads the windows Spirit never looks at: the built-in
+// rules and the lawyer's lists, read anew at each ask (a switch, a pane
+// watched, a capture), so an edit applies at once. Lists that cannot be
+// read exclude every window until they can (screen.ExcludeAll): any
+// window may be on them. Invalid entries were refused when typed, and
+// read as their defaults.
+func exclusionsFrom(load func(context.Context) (settings.Settings, error), log *slog.Logger) func(context.Context) *screen.Exclusions {
+	return func(ctx context.Context) *screen.Exclusions {
+		s, err := load(ctx)
+		if err != nil && !errors.Is(err, settings.ErrInvalid) {
+			// A look cut short (the lawyer moved on, Spirit stops) has
+			// nothing to say.
+			if ctx.Err() == nil {
+				log.Warn("the excluded apps and titles cannot be read: Spirit looks at no window until they can", "err", err)
+			}
+			return screen.ExcludeAll()
+		}
+		return screen.NewExclusions(s.ExcludedApps, s.ExcludedTitles)
+	}
 }
 
 // openOCR loads Tesseract for the glance on first need; nil where this

@@ -74,7 +74,10 @@ func (p *providers) provider(ctx context.Context) (llm.Provider, setup.Settings,
 func (p *providers) glanceModels(ctx context.Context) (glance.Models, bool) {
 	pr, s, err := p.provider(ctx)
 	if err != nil {
-		p.log.Warn("glance: provider unusable, model stages off", "err", err)
+		// A glance cut short (the lawyer moved on) says nothing.
+		if ctx.Err() == nil {
+			p.log.Warn("glance: provider unusable, model stages off", "err", err)
+		}
 		return glance.Models{}, false
 	}
 	if pr == nil {
@@ -100,7 +103,9 @@ func (p *providers) agent(ctx context.Context) (llm.Provider, string, error) {
 func (p *providers) commandAsker(ctx context.Context) (intent.Asker, bool) {
 	pr, s, err := p.provider(ctx)
 	if err != nil {
-		p.log.Warn("command model: provider unusable", "err", err)
+		if ctx.Err() == nil {
+			p.log.Warn("command model: provider unusable", "err", err)
+		}
 		return nil, false
 	}
 	if pr == nil {

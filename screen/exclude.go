@@ -17,6 +17,9 @@ const (
 	// The application asked the system to keep the window out of
 	// captures (platform.Window.NoCapture).
 	ReasonNoCapture = "protected from capture"
+	// The lawyer's lists could not be read (ExcludeAll): any window may
+	// be on them.
+	ReasonListUnknown = "user list unreadable"
 )
 
 // Exclusions decides which windows Spirit never looks at: password
@@ -36,6 +39,7 @@ type Exclusions struct {
 	vaultSuffixes         []string
 	userApps              []string // normalised
 	userTitles            []string // lower case
+	all                   bool     // ExcludeAll
 }
 
 // The built-in rules, as text so that no table is shared mutable state.
@@ -93,10 +97,19 @@ func NewExclusions(userApps, userTitles []string) *Exclusions {
 	return e
 }
 
+// ExcludeAll returns exclusions that exclude every window: what Spirit
+// applies when it cannot read the lawyer's lists, since any window may be
+// on them (ReasonListUnknown). A glance missed costs little; a window
+// the lawyer excluded, read, does not.
+func ExcludeAll() *Exclusions { return &Exclusions{all: true} }
+
 // Match reports whether w must be excluded and why.
 func (e *Exclusions) Match(w platform.Window) (excluded bool, reason string) {
 	if e == nil {
 		e = NewExclusions(nil, nil)
+	}
+	if e.all {
+		return true, ReasonListUnknown
 	}
 	if w.NoCapture {
 		return true, ReasonNoCapture

@@ -97,3 +97,24 @@ func TestExclusionsNilAppliesBuiltIns(t *testing.T) {
 		t.Error("nil Exclusions excluded thunderbird")
 	}
 }
+
+// TestExcludeAll: with the lawyer's lists unreadable, every window is
+// excluded, and says why; the built-in reasons still come first.
+func TestExcludeAll(t *testing.T) {
+	e := ExcludeAll()
+	for _, tc := range []struct {
+		name string
+		w    platform.Window
+		why  string
+	}{
+		{name: "mail", w: platform.Window{Class: "thunderbird", Title: "Inbox"}, why: ReasonListUnknown},
+		{name: "a window with no name", w: platform.Window{}, why: ReasonListUnknown},
+		{name: "a password manager", w: platform.Window{Class: "KeePassXC"}, why: ReasonListUnknown},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if ex, why := e.Match(tc.w); !ex || why != tc.why {
+				t.Errorf("Match(%+v) = %v, %q; want excluded, %q", tc.w, ex, why, tc.why)
+			}
+		})
+	}
+}

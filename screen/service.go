@@ -27,8 +27,9 @@ type ServiceOptions struct {
 	Paused bool
 	// OpenDisplay opens the display to watch; nil: platform.OpenDisplay("").
 	OpenDisplay func() (*platform.Display, error)
-	// Exclusions reads the lawyer's lists on top of the built-in rules; nil:
-	// the built-in rules only.
+	// Exclusions reads the lawyer's lists on top of the built-in rules, at
+	// every switch, pane watched and capture; nil: the built-in rules
+	// only.
 	Exclusions func(ctx context.Context) *Exclusions
 	// OnSwitch receives each switch, in order, on Run's goroutine; it must
 	// not block for long (publish it, don't act on it).
@@ -206,7 +207,10 @@ func (w *WatchService) watch(ctx context.Context, d *platform.Display) error {
 	w.display = d
 	w.mu.Unlock()
 	w.set(WatchOn, "")
-	sw := StartWatcher(wctx, d, WatchConfig{Exclusions: w.opt.Exclusions(ctx), Logger: w.opt.Log})
+	sw := StartWatcher(wctx, d, WatchConfig{
+		ExclusionsNow: func() *Exclusions { return w.opt.Exclusions(wctx) },
+		Logger:        w.opt.Log,
+	})
 	stop := func() {
 		cancel()
 		for range sw.Switches() { // the watcher closes it once it has stopped

@@ -119,6 +119,10 @@ type WatchConfig struct {
 	// Exclusions decides which windows are reported as Excluded; nil
 	// applies the built-in rules.
 	Exclusions *Exclusions
+	// ExclusionsNow, if set, is asked at every switch instead of
+	// Exclusions: the lawyer's lists, edited while Spirit watches, apply
+	// from the next switch on.
+	ExclusionsNow func() *Exclusions
 	// OwnPID is Spirit's process id, whose windows are ignored; 0 means
 	// os.Getpid().
 	OwnPID int
@@ -317,7 +321,11 @@ func (w *Watcher) classify(fw platform.Window) (Switch, bool) {
 		Window:  fw.ID,
 		At:      time.Now(),
 	}
-	if ex, why := w.cfg.Exclusions.Match(fw); ex {
+	excl := w.cfg.Exclusions
+	if w.cfg.ExclusionsNow != nil {
+		excl = w.cfg.ExclusionsNow()
+	}
+	if ex, why := excl.Match(fw); ex {
 		sw.Excluded, sw.ExcludedBy = true, why
 		return sw, true
 	}

@@ -282,3 +282,33 @@ func TestWatcherStopLeavesNoGoroutines(t *testing.T) {
 		t.Fatalf("%d goroutines after Stop, %d before", n, before)
 	}
 }
+
+// TestWatcherAppliesEditedExclusions: the lawyer adds an app to the
+// excluded list while Spirit watches; from the next switch to it on, it is
+// reported excluded, with no title.
+func TestWatcherAppliesEditedExclusions(t *testing.T) {
+	src := newFake(mailWin)
+	var mu sync.Mutex
+	lists := NewExclusions(nil, nil)
+	w := StartWatcher(t.Context(), src, WatchConfig{Debounce: -1, OwnPID: 1, ExclusionsNow: func() *Exclusions {
+		mu.Lock()
+		defer mu.Unlock()
+		return lists
+	}})
+	defer w.Stop()
+	if sw, ok := recv(t, w, time.Second); !ok || sw.Excluded || sw.Title != mailWin.Title {
+		t.Fatalf("first switch = %+v, %v; want the mail, titled", sw, ok)
+	}
+	mu.Lock()
+	lists = NewExclusions([]string{"Thunderbird"}, nil)
+	mu.Unlock()
+	src.set(docWin)
+	if sw, ok := recv(t, w, time.Second); !ok || sw.Window != docWin.ID || sw.Excluded {
+		t.Fatalf("switch = %+v, %v; want the document, not excluded", sw, ok)
+	}
+	src.set(mailWin)
+	sw, ok := recv(t, w, time.Second)
+	if !ok || sw.Window != mailWin.ID || !sw.Excluded || sw.Title != "" || sw.ExcludedBy != ReasonUserList {
+		t.Fatalf("switch back = %+v, %v; want the mail excluded by the lawyer's list, untitled", sw, ok)
+	}
+}
