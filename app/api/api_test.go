@@ -1,7 +1,6 @@
 package api
 
 import (
-	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -25,6 +24,7 @@ import (
 	"github.com/spirit-app/spirit/agents/llm"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/agents/task"
+	"github.com/spirit-app/spirit/platform/xtest"
 )
 
 // fakeBackend records what reaches it. Each hook, when set, replaces the
@@ -174,36 +174,18 @@ func (f *fakeBackend) SyncCalendars(ctx context.Context) error {
 	return nil
 }
 
-// lockedBuffer collects log output from the server's goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 type testServer struct {
 	srv  *Server
 	addr string
 	dir  string
 	info Info
-	logs *lockedBuffer
+	logs *xtest.LockedBuffer
 }
 
 // start runs a Server for b on a fresh data dir, shut down when t ends.
 func start(t *testing.T, b Backend) *testServer {
 	t.Helper()
-	logs := &lockedBuffer{}
+	logs := &xtest.LockedBuffer{}
 	opts := &slog.HandlerOptions{Level: slog.LevelDebug}
 	logger := slog.New(slog.NewMultiHandler(
 		slog.NewTextHandler(t.Output(), opts),

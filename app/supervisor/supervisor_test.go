@@ -1,7 +1,6 @@
 package supervisor
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +14,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/spirit-app/spirit/app/events"
+	"github.com/spirit-app/spirit/platform/xtest"
 )
 
 // TestMain fails the package if any test leaves a goroutine behind: Run must
@@ -459,24 +459,6 @@ func TestOutcomes(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for the logger's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
-
 func TestPanicAndErrorAreLogged(t *testing.T) {
 	tests := []struct {
 		name string
@@ -493,7 +475,7 @@ func TestPanicAndErrorAreLogged(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var buf syncBuffer
+			var buf xtest.LockedBuffer
 			clock := newFakeClock(true)
 			bus := events.NewBus()
 			sup := New(Options{Clock: clock, Events: bus, Log: slog.New(slog.NewTextHandler(&buf, nil))})
