@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -49,23 +50,9 @@ func codeMappedRandom(t *testing.T) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile("/proc/self/smaps")
-	if err != nil {
-		t.Fatal(err)
-	}
-	code := false
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		switch {
-		case len(f) >= 6 && strings.HasSuffix(line, " "+exe):
-			code = f[1] == "r-xp"
-		case code && len(f) > 0 && f[0] == "VmFlags:":
-			for _, fl := range f[1:] {
-				if fl == "rr" {
-					return true
-				}
-			}
-			return false
+	for _, m := range xtest.Smaps(t, 0) {
+		if m.Path == exe && m.Perms == "r-xp" {
+			return slices.Contains(m.Flags, "rr")
 		}
 	}
 	return false

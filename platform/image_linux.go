@@ -51,16 +51,19 @@ func ReleaseImage() (ImageRelease, error) {
 	if err != nil {
 		return ImageRelease{}, fmt.Errorf("release binary pages: %w", err)
 	}
-	ranges := imageRanges(maps, exe, constData(exe))
-	if len(ranges) == 0 {
-		return ImageRelease{}, fmt.Errorf("release binary pages: %s is not mapped in /proc/self/maps", exe)
-	}
-	// Best effort: a binary on a read-only file system has nothing to
-	// write back, and one that cannot be synced is paged out as far as it
-	// can be.
+	// Best effort: without the file (replaced on disk), its constant data
+	// is left where it is; a binary on a read-only file system has nothing
+	// to write back, and one that cannot be synced is paged out as far as
+	// it can be.
+	var consts []fileRange
 	if f, err := os.Open(exe); err == nil {
+		consts = constData(f)
 		_ = unix.Fdatasync(int(f.Fd()))
 		f.Close()
+	}
+	ranges := imageRanges(maps, exe, consts)
+	if len(ranges) == 0 {
+		return ImageRelease{}, fmt.Errorf("release binary pages: %s is not mapped in /proc/self/maps", exe)
 	}
 	var r ImageRelease
 	r.Before = residentKB()
@@ -81,15 +84,14 @@ type addrRange struct{ start, end uintptr }
 // fileRange is a range of offsets in a file.
 type fileRange struct{ off, end uint64 }
 
-// constData is where Go's .noptrdata section lies in the file exe, or
+// constData is where Go's .noptrdata section lies in the binary f, or
 // nothing if it cannot be read.
-func constData(exe string) []fileRange {
-	f, err := elf.Open(exe)
+func constData(f *os.File) []fileRange {
+	e, err := elf.NewFile(f)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
-	s := f.Section(".noptrdata")
+	s := e.Section(".noptrdata")
 	if s == nil || s.Type != elf.SHT_PROGBITS {
 		return nil
 	}

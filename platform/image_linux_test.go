@@ -4,9 +4,10 @@ import (
 	"os"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/spirit-app/spirit/platform/xtest"
 )
 
 func TestImageRanges(t *testing.T) {
@@ -112,28 +113,17 @@ func TestReleaseImage(t *testing.T) {
 
 type imageUse struct{ mappings, random, rssKB int }
 
-// imageSmaps sums /proc/self/smaps over exe's read-only mappings.
+// imageSmaps sums this process's smaps over exe's read-only mappings.
 func imageSmaps(t *testing.T, exe string) imageUse {
 	t.Helper()
-	b, err := os.ReadFile("/proc/self/smaps")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var u imageUse
-	in := false
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		switch {
-		case len(f) >= 5 && strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":"):
-			in = len(f) >= 6 && strings.Join(f[5:], " ") == exe && !strings.Contains(f[1], "w")
-			if in {
-				u.mappings++
-			}
-		case !in || len(f) < 2:
-		case f[0] == "Rss:":
-			kb, _ := strconv.Atoi(f[1])
-			u.rssKB += kb
-		case f[0] == "VmFlags:" && slices.Contains(f[1:], "rr"):
+	for _, m := range xtest.Smaps(t, 0) {
+		if m.Path != exe || strings.Contains(m.Perms, "w") {
+			continue
+		}
+		u.mappings++
+		u.rssKB += m.RssKB
+		if slices.Contains(m.Flags, "rr") {
 			u.random++
 		}
 	}

@@ -213,44 +213,20 @@ func rssMB(t *testing.T, pid int) float64 {
 // 60 MB before it, see platform.ReleaseImage).
 func memShares(t *testing.T, pid int) (anonMB, glLibsMB, binaryMB float64) {
 	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
 	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var name string
-	var anonKB, glKB, binKB float64
-	for _, line := range strings.Split(string(b), "\n") {
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			continue
-		}
-		if strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":") {
-			name = ""
-			if len(f) >= 6 {
-				name = f[5]
-			}
-			continue
-		}
-		if len(f) < 2 {
-			continue
-		}
-		kb, _ := strconv.ParseFloat(f[1], 64)
-		switch f[0] {
-		case "Anonymous:":
-			anonKB += kb
-		case "Rss:":
-			switch {
-			case name == exe:
-				binKB += kb
-			case strings.Contains(name, "/libLLVM") || strings.Contains(name, "/dri/") ||
-				strings.Contains(name, "/libgallium") || strings.Contains(name, "/libGLX_mesa"):
-				glKB += kb
-			}
+	var anonKB, glKB, binKB int
+	for _, m := range xtest.Smaps(t, pid) {
+		anonKB += m.AnonymousKB
+		switch name := m.Path; {
+		case name == exe:
+			binKB += m.RssKB
+		case strings.Contains(name, "/libLLVM") || strings.Contains(name, "/dri/") ||
+			strings.Contains(name, "/libgallium") || strings.Contains(name, "/libGLX_mesa"):
+			glKB += m.RssKB
 		}
 	}
-	return anonKB / 1024, glKB / 1024, binKB / 1024
+	return float64(anonKB) / 1024, float64(glKB) / 1024, float64(binKB) / 1024
 }
