@@ -122,6 +122,9 @@ func (m MailAccounts) CloudAccount(ctx context.Context, id int64) (CloudAccount,
 			ca.BaseURL = DefaultGoogleCalendarURL
 		}
 	}
+	// The token goes to the service's address only: a next link, a delta
+	// link kept as the sync token, elsewhere is refused.
+	ca.API.Origin = ca.BaseURL
 	return ca, nil
 }
 

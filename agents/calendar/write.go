@@ -104,7 +104,7 @@ func (d *CalDAV) PutEvent(ctx context.Context, collection string, e NewEvent, st
 	p = path.Join(p, safeName(e.UID)+".ics")
 	obj, err := d.c.PutCalendarObject(ctx, p, e.Calendar(stamp))
 	if err != nil {
-		return "", fmt.Errorf("caldav: save event: %w", err)
+		return "", d.clean(fmt.Errorf("caldav: save event: %w", err))
 	}
 	return obj.Path, nil
 }

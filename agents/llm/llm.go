@@ -15,6 +15,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/spirit-app/spirit/agents/httpguard"
 )
 
 // Message roles.
@@ -113,6 +115,8 @@ type Config struct {
 	// DefaultMaxRetries; negative disables retries.
 	MaxRetries int
 	// HTTPClient is used for all requests; nil means a fresh http.Client.
+	// Either way a redirect to another origin is refused and an answer is
+	// cut at MaxAnswerBytes (see httpClient).
 	HTTPClient *http.Client
 
 	// MaxTokens is the default output limit. Zero means DefaultMaxTokens.
@@ -181,12 +185,24 @@ func (c Config) logger() *slog.Logger {
 	return slog.Default()
 }
 
+// MaxAnswerBytes bounds one answer read from a provider: a model's
+// longest answer (tens of thousands of tokens, with tool calls) is well
+// under a MiB.
+const MaxAnswerBytes = 16 << 20
+
+// httpClient is the client the SDKs send with. A redirect to another
+// origin than the provider's is refused, not followed: net/http would
+// take x-api-key and api-key along wherever it led, Authorization to the
+// same host on another port, and for 307 and 308 the lawyer's prompt.
 func (c Config) httpClient() *http.Client {
-	if c.HTTPClient != nil {
-		return c.HTTPClient
+	hc := c.HTTPClient
+	if hc == nil {
+		// No client-level Timeout: the per-call context deadline bounds requests.
+		hc = &http.Client{}
 	}
-	// No client-level Timeout: the per-call context deadline bounds requests.
-	return &http.Client{}
+	guarded := httpguard.StayOnOrigin(hc, "your API key and your request")
+	guarded.Transport = httpguard.LimitBody(httpguard.Transport(hc), MaxAnswerBytes)
+	return guarded
 }
 
 // Role names an agent role that may use its own model.

@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/spirit-app/spirit/agents/httpguard"
 )
 
 // DefaultBaseURL is the whisper.cpp model repository on Hugging Face.
@@ -103,13 +105,34 @@ var ErrNoModel = errors.New("no speech model: run `spirit model download " + Def
 // Progress reports bytes done of total (total is 0 when unknown).
 type Progress func(done, total int64)
 
+// Bounds of a download. MaxBytes is somewhat above the largest model
+// Spirit offers (small.en, 466 MiB): whatever base URL it is given
+// ($SPIRIT_MODEL_URL), a download never fills the disk. StallTimeout is
+// how long the server may send nothing before the download stops (it can
+// be resumed); a slow download that keeps coming runs as long as it
+// takes.
+const (
+	MaxBytes     = 512 << 20
+	StallTimeout = 30 * time.Second
+)
+
+// limits are a download's bounds; tests make them small.
+type limits struct {
+	max   int64
+	stall time.Duration
+}
+
 // Download fetches m into dataDir/models, resuming a partial download and
 // checking the SHA-1 before the file takes its final name, so a model on
-// disk is always a whole, verified one.
+// disk is always a whole, verified one. It stops at MaxBytes, and when the
+// server sends nothing for StallTimeout. client nil is http.DefaultClient;
+// a redirect (Hugging Face sends the file from its CDN) is followed, with
+// no credential or Referer to another origin.
 func Download(ctx context.Context, client *http.Client, baseURL string, m Model, dataDir string, progress Progress) (string, error) {
-	if client == nil {
-		client = http.DefaultClient
-	}
+	return download(ctx, client, baseURL, m, dataDir, progress, limits{max: MaxBytes, stall: StallTimeout})
+}
+
+func download(ctx context.Context, client *http.Client, baseURL string, m Model, dataDir string, progress Progress, lim limits) (string, error) {
 	dir := Dir(dataDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("create models folder: %w", err)
@@ -134,9 +157,22 @@ func Download(ctx context.Context, client *http.Client, baseURL string, m Model,
 	if have > 0 {
 		req.Header.Set("Range", "bytes="+strconv.FormatInt(have, 10)+"-")
 	}
-	resp, err := client.Do(req)
+	// fail says why the download stopped. A server sending more than any
+	// model is not resumed: its file goes.
+	fail := func(kept int64, err error) (string, error) {
+		if errors.Is(err, httpguard.ErrTooLarge) {
+			f.Close()
+			os.Remove(part)
+		}
+		return "", downloadError(m, kept, lim, err)
+	}
+	// One answer's body is bounded here, the file as a whole (what a
+	// resumed download adds to) by the writer below.
+	hc := httpguard.StripElsewhere(client)
+	hc.Transport = httpguard.StallTimeout(httpguard.LimitBody(httpguard.Transport(client), lim.max), lim.stall)
+	resp, err := hc.Do(req)
 	if err != nil {
-		return "", fmt.Errorf("download %s: %w", m.Name, err)
+		return fail(have, err)
 	}
 	defer resp.Body.Close()
 
@@ -158,10 +194,13 @@ func Download(ctx context.Context, client *http.Client, baseURL string, m Model,
 	default:
 		return "", fmt.Errorf("download %s: server answered %s", m.Name, resp.Status)
 	}
+	if total > lim.max {
+		return fail(have, &httpguard.TooLargeError{Limit: lim.max})
+	}
 	if resp.StatusCode != http.StatusRequestedRangeNotSatisfiable {
-		w := &progressWriter{w: f, done: have, total: total, report: progress}
+		w := &progressWriter{w: f, done: have, total: total, report: progress, max: lim.max}
 		if _, err := io.Copy(w, resp.Body); err != nil {
-			return "", fmt.Errorf("download %s (kept %d bytes to resume): %w", m.Name, w.done, err)
+			return fail(w.done, err)
 		}
 		w.flush()
 		if total > 0 && w.done != total {
@@ -188,6 +227,20 @@ func Download(ctx context.Context, client *http.Client, baseURL string, m Model,
 	return final, nil
 }
 
+// downloadError says why a download stopped, and what is kept to resume
+// it.
+func downloadError(m Model, kept int64, lim limits, err error) error {
+	var stalled *httpguard.StallError
+	switch {
+	case errors.Is(err, httpguard.ErrTooLarge):
+		return fmt.Errorf("download %s: the server sent more than %d MiB, more than any speech model Spirit offers, so the download was stopped and what came removed",
+			m.Name, lim.max>>20)
+	case errors.As(err, &stalled):
+		return fmt.Errorf("download %s: the server sent nothing for %s, so the download stopped; try again to resume it (%d bytes kept)", m.Name, stalled.After, kept)
+	}
+	return fmt.Errorf("download %s (kept %d bytes to resume): %w", m.Name, kept, err)
+}
+
 func fileSHA1(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -201,15 +254,19 @@ func fileSHA1(path string) (string, error) {
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// progressWriter reports progress at most a few times a second.
+// progressWriter reports progress at most a few times a second, and
+// refuses to make the file longer than max.
 type progressWriter struct {
-	w           io.Writer
-	done, total int64
-	report      Progress
-	last        time.Time
+	w                io.Writer
+	done, total, max int64
+	report           Progress
+	last             time.Time
 }
 
 func (p *progressWriter) Write(b []byte) (int, error) {
+	if p.done+int64(len(b)) > p.max {
+		return 0, &httpguard.TooLargeError{Limit: p.max}
+	}
 	n, err := p.w.Write(b)
 	p.done += int64(n)
 	if p.report != nil && time.Since(p.last) > 200*time.Millisecond {

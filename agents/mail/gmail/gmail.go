@@ -144,6 +144,7 @@ func New(tokens oauth2.TokenSource, opts Options) (*Connector, error) {
 			Service:     "Gmail",
 			Tokens:      tokens,
 			HTTP:        hc,
+			Origin:      base,
 			Decode:      decodeError,
 			MaxAttempts: opts.MaxAttempts,
 			Sleep:       opts.Sleep,

@@ -145,6 +145,7 @@ func New(tokens oauth2.TokenSource, opts Options) (*Connector, error) {
 			Service:     "Microsoft Graph",
 			Tokens:      tokens,
 			HTTP:        hc,
+			Origin:      base.String(),
 			Decode:      decodeError,
 			MaxAttempts: opts.MaxAttempts,
 			Sleep:       opts.Sleep,

@@ -18,8 +18,13 @@ import (
 
 	"golang.org/x/oauth2"
 
+	"github.com/spirit-app/spirit/agents/httpguard"
 	"github.com/spirit-app/spirit/agents/redact"
 )
+
+// signIn is what a request of this package carries, for the errors of
+// httpguard: a token, a refresh token, a client secret, a code.
+const signIn = "your sign-in"
 
 // ErrThrottled matches an *APIError for a request the service kept
 // throttling past the retry budget: try the whole operation later.
@@ -27,6 +32,8 @@ var ErrThrottled = errors.New("throttled by the service")
 
 // ErrTooLarge matches the error for an answer longer than its request's
 // MaxBody. The request is not retried: the answer would be as long again.
+// Nor is one the service redirected to another origin (an
+// *httpguard.RedirectError).
 var ErrTooLarge = errors.New("answer too large")
 
 // Defaults of Client.
@@ -55,8 +62,15 @@ type Client struct {
 	Service string
 	Tokens  oauth2.TokenSource
 	// HTTP sends the requests; nil means http.DefaultClient. It must not
-	// add authorization itself.
+	// add authorization itself. A redirect to another origin than the
+	// request's is refused (httpguard.StayOnOrigin): it would take the
+	// token and the body along.
 	HTTP *http.Client
+	// Origin, when set (the service's base URL), is the only origin the
+	// token goes to: a request for a URL elsewhere (a link in an answer,
+	// a stored cursor) fails with an *httpguard.OriginError before it is
+	// sent.
+	Origin string
 	// Decode reads the service's error body; nil keeps the raw text.
 	Decode func(status int, header http.Header, body []byte) ErrorDetail
 	// MaxAttempts bounds the tries of one request (0: DefaultMaxAttempts).
@@ -157,6 +171,15 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	if u, err := url.Parse(r.URL); err == nil {
 		path = u.Path
 	}
+	if c.Origin != "" {
+		o, err := httpguard.ParseOrigin(c.Origin)
+		if err == nil {
+			err = httpguard.CheckOrigin(r.URL, o, signIn)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s %s %s: %w", c.Service, r.Method, path, err)
+		}
+	}
 	log := logger(c.Logger)
 	reauthorized := false
 	for attempt := 1; ; attempt++ {
@@ -171,7 +194,8 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 		resp, err := c.send(ctx, r, tok)
 		if err != nil {
 			err = scrub.Error(err)
-			if ctx.Err() != nil || !idempotent(r.Method) || attempt >= maxAttempts || errors.Is(err, ErrTooLarge) {
+			var elsewhere *httpguard.RedirectError
+			if ctx.Err() != nil || !idempotent(r.Method) || attempt >= maxAttempts || errors.Is(err, ErrTooLarge) || errors.As(err, &elsewhere) {
 				return nil, fmt.Errorf("%s %s %s: %w", c.Service, r.Method, path, err)
 			}
 			wait := backoff(attempt)
@@ -277,11 +301,7 @@ func (c *Client) send(ctx context.Context, r Request, tok *oauth2.Token) (*Respo
 	}
 	req.Header.Set("Accept", "application/json")
 	tok.SetAuthHeader(req)
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
+	resp, err := httpguard.StayOnOrigin(c.HTTP, signIn).Do(req)
 	if err != nil {
 		return nil, err
 	}

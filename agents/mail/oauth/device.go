@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"golang.org/x/oauth2"
 
+	"github.com/spirit-app/spirit/agents/httpguard"
 	"github.com/spirit-app/spirit/agents/redact"
 )
 
@@ -44,6 +46,7 @@ func (f DeviceFlow) SignIn(ctx context.Context) (*oauth2.Token, error) {
 		return nil, errors.New("oauth: device flow needs a Config and Show")
 	}
 	log := logger(f.Logger)
+	ctx = stayOnOrigin(ctx)
 	da, err := f.Config.DeviceAuth(ctx)
 	if err != nil {
 		err = redact.Err(err, f.Config.ClientSecret)
@@ -93,6 +96,15 @@ func describe(err error) error {
 		return fmt.Errorf("%w: %w", ErrSignInRequired, err)
 	}
 	return err
+}
+
+// stayOnOrigin is ctx with its x/oauth2 HTTP client (http.DefaultClient
+// when it has none) made to refuse a redirect to another origin: a token
+// request's body holds the code, the verifier, the device code or the
+// client secret, and 307 and 308 would send it along.
+func stayOnOrigin(ctx context.Context) context.Context {
+	hc, _ := ctx.Value(oauth2.HTTPClient).(*http.Client)
+	return context.WithValue(ctx, oauth2.HTTPClient, httpguard.StayOnOrigin(hc, signIn))
 }
 
 func logger(l *slog.Logger) *slog.Logger {

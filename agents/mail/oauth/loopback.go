@@ -57,6 +57,7 @@ func (f LoopbackFlow) SignIn(ctx context.Context) (*oauth2.Token, error) {
 		return nil, errors.New("oauth: loopback flow needs a Config and OpenBrowser")
 	}
 	log := logger(f.Logger)
+	ctx = stayOnOrigin(ctx)
 	timeout := f.Timeout
 	if timeout <= 0 {
 		timeout = DefaultLoopbackTimeout

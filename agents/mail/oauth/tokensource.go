@@ -10,6 +10,7 @@ import (
 
 	"golang.org/x/oauth2"
 
+	"github.com/spirit-app/spirit/agents/httpguard"
 	"github.com/spirit-app/spirit/agents/redact"
 )
 
@@ -34,7 +35,8 @@ type TokenSource struct {
 // TokenSourceOptions tune NewTokenSource; the zero value works.
 type TokenSourceOptions struct {
 	// HTTPClient talks to the token endpoint; nil means a client with a
-	// 30-second timeout.
+	// 30-second timeout. A redirect to another origin is refused: it
+	// would take the refresh token and the client secret along.
 	HTTPClient *http.Client
 	// Save stores each refreshed token (the keychain). A failure is logged,
 	// not returned: the fresh token still works for this session.
@@ -52,7 +54,7 @@ func NewTokenSource(cfg *oauth2.Config, tok *oauth2.Token, opts TokenSourceOptio
 	if tok == nil {
 		tok = &oauth2.Token{}
 	}
-	return &TokenSource{cfg: cfg, client: client, save: opts.Save, log: logger(opts.Logger), tok: tok}
+	return &TokenSource{cfg: cfg, client: httpguard.StayOnOrigin(client, signIn), save: opts.Save, log: logger(opts.Logger), tok: tok}
 }
 
 // Token returns a valid access token, refreshing it when it expired (or
