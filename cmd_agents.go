@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spirit-app/spirit/agents/llm"
 	"github.com/spirit-app/spirit/agents/store"
@@ -333,8 +334,29 @@ func age(now, at time.Time) string {
 	return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
 }
 
-// oneLine puts s on one line, shortened to n characters when n > 0.
+// termLines is s for a terminal with its lines kept: every control and
+// format character but the newline becomes a space (see oneLine).
+func termLines(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r)) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// oneLine puts s on one line, shortened to n characters when n > 0, for
+// a terminal: text from outside (a calendar's name, a server's error, a
+// prompt) may hold newlines and escape sequences that would rewrite what
+// the lawyer sees, so control and format characters (C0, C1, DEL, bidi
+// overrides) become spaces first.
 func oneLine(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return ' '
+		}
+		return r
+	}, s)
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); n > 0 && len(r) > n {
 		return string(r[:n-1]) + "…"

@@ -224,8 +224,8 @@ func runCalendar(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		return calendarSync(ctx, env, id, stdout, stderr)
 	case "upcoming":
-		if *hours <= 0 {
-			fmt.Fprintln(stderr, "spirit: --hours must be positive")
+		if *hours <= 0 || *hours > maxUpcomingHours {
+			fmt.Fprintf(stderr, "spirit: --hours must be from 1 to %d (a year)\n", maxUpcomingHours)
 			return errUsage
 		}
 		return calendarUpcoming(ctx, env, time.Duration(*hours)*time.Hour, stdout)
@@ -262,10 +262,14 @@ func calendarIDArg(pos []string) (int64, error) {
 
 func calendarName(c store.Calendar) string {
 	if c.Name != "" {
-		return c.Name
+		return oneLine(c.Name, 120)
 	}
-	return c.Source
+	return oneLine(c.Source, 200)
 }
+
+// maxUpcomingHours bounds `calendar upcoming --hours`: a year, far inside
+// what a time.Duration holds.
+const maxUpcomingHours = 366 * 24
 
 // calendarAdd adds a file, a subscription or a CalDAV account's
 // calendars (calendar.Add, as Settings does), and syncs what it added once.
@@ -297,24 +301,24 @@ func calendarAdd(ctx context.Context, env *calendarEnv, arg, name string, useCal
 	case isURL(arg):
 		nc.Kind = store.CalendarURL
 	}
-	added, err := calendar.Add(ctx, env.st, keys, env.hc, nc)
+	added, err := calendar.AddAndSync(ctx, env.st, keys, env.hc, nc, env.syncOptions(), nil)
 	var bad *calendar.FieldError
 	if errors.As(err, &bad) && bad.Field == calendar.FieldURL {
-		fmt.Fprintf(stderr, "spirit: %v\n", err)
+		fmt.Fprintf(stderr, "spirit: %s\n", oneLine(err.Error(), 0))
 		return errUsage
 	}
 	if err != nil {
 		return err
 	}
 	failed := 0
-	for _, c := range added {
-		res, err := calendar.Sync(ctx, env.st, c, env.syncOptions())
-		if err != nil {
+	for _, a := range added {
+		if a.Err != nil {
 			failed++
-			fmt.Fprintf(stdout, "Added %s (calendar %d), but its first sync failed: %v\n", calendarName(c), c.ID, err)
+			fmt.Fprintf(stdout, "Could not read %s, so it was not added: %s\n", calendarName(a.Calendar),
+				oneLine(calendar.Plain(calendar.SyncErrorText(a.Err)), 0))
 			continue
 		}
-		fmt.Fprintf(stdout, "Added %s (calendar %d): %d events.\n", calendarName(c), c.ID, res.Events)
+		fmt.Fprintf(stdout, "Added %s (calendar %d): %d events.\n", calendarName(a.Calendar), a.Calendar.ID, a.Events)
 	}
 	if syncRunning(ctx, env.dir, (*api.Client).SyncCalendars) {
 		fmt.Fprintln(stdout, "The running Spirit is syncing it now.")
@@ -354,16 +358,19 @@ func calendarList(ctx context.Context, env *calendarEnv, stdout io.Writer) error
 			state = "synced " + c.LastSync.Local().Format("Jan 2 15:04")
 		}
 		if c.LastError != "" {
-			state += "; last sync failed " + c.ErrorAt.Local().Format("Jan 2 15:04") + ": " + c.LastError
+			state += "; last sync failed " + c.ErrorAt.Local().Format("Jan 2 15:04") + ": " + oneLine(c.LastError, 300)
+		}
+		if c.Held {
+			state += fmt.Sprintf(" (not read by itself any more: `spirit calendar sync %d` tries it again)", c.ID)
 		}
 		user := ""
 		if c.Username != "" {
-			user = " as " + c.Username
+			user = " as " + oneLine(c.Username, 80)
 		}
 		if c.Account != 0 {
 			user = fmt.Sprintf(" of mail account %d", c.Account)
 		}
-		fmt.Fprintf(stdout, "%d  %-6s %s  %s%s  %d events  %s\n", c.ID, c.Kind, calendarName(c), c.Source, user, n, state)
+		fmt.Fprintf(stdout, "%d  %-6s %s  %s%s  %d events  %s\n", c.ID, c.Kind, calendarName(c), oneLine(c.Source, 200), user, n, state)
 	}
 	return nil
 }
@@ -386,7 +393,7 @@ func calendarSync(ctx context.Context, env *calendarEnv, only int64, stdout, std
 		switch {
 		case err != nil:
 			failed++
-			fmt.Fprintf(stderr, "%s: %v\n", calendarName(c), err)
+			fmt.Fprintf(stderr, "%s: %s\n", calendarName(c), oneLine(err.Error(), 0))
 			if errors.Is(err, calendar.ErrNoCalendarAccess) {
 				fmt.Fprintf(stderr, "  (spirit mail signin %d signs in again)\n", c.Account)
 			}
@@ -414,7 +421,7 @@ func calendarUpcoming(ctx context.Context, env *calendarEnv, ahead time.Duration
 		return err
 	}
 	if len(occs) == 0 {
-		fmt.Fprintf(stdout, "Nothing in the next %s.\n", ahead)
+		fmt.Fprintf(stdout, "Nothing in the next %d hours.\n", int(ahead/time.Hour))
 		return nil
 	}
 	for _, o := range occs {
@@ -431,9 +438,9 @@ func calendarUpcoming(ctx context.Context, env *calendarEnv, ahead time.Duration
 		}
 		var people []string
 		for _, p := range o.People() {
-			people = append(people, p.Display())
+			people = append(people, oneLine(p.Display(), 60))
 		}
-		line := when + "  " + o.Summary
+		line := when + "  " + oneLine(o.Summary, 120)
 		if len(people) > 0 {
 			line += "  with " + strings.Join(people, ", ")
 		}

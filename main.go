@@ -136,7 +136,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "spirit: %s: another program is writing to %s; try again in a moment\n", api.BusyMessage, store.FileName)
 		return 1
 	}
-	fmt.Fprintf(stderr, "spirit: %v\n", err)
+	fmt.Fprintf(stderr, "spirit: %s\n", termLines(err.Error()))
 	return 1
 }
 

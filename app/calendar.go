@@ -90,11 +90,12 @@ func newCalendar(c *Core, ix *index.Index, log *slog.Logger) *calendarPart {
 // Run implements supervisor.Service: sync, decide, and sleep until the
 // next sync or the next meeting's window, whichever comes first.
 func (p *calendarPart) Run(ctx context.Context) error {
+	p.holdInterrupted(ctx)
 	var syncAt time.Time
 	for {
 		now := p.now()
 		if !now.Before(syncAt) {
-			p.sync(ctx)
+			p.sync(ctx, false)
 			syncAt = now.Add(CalendarSyncEvery)
 		}
 		next := p.decide(ctx)
@@ -144,15 +145,40 @@ func (p *calendarPart) Errors() map[int64]error {
 	return maps.Clone(p.errs)
 }
 
+// holdInterrupted holds back, before the first sync, every calendar whose
+// sync was running when Spirit last stopped without ending it: a calendar
+// that crashed Spirit must not crash it at every start. The lawyer sees it
+// in the tray line, /health and Settings, and it is read again only when
+// they ask (Sync now, spirit calendar sync).
+func (p *calendarPart) holdInterrupted(ctx context.Context) {
+	held, err := calendar.HoldInterrupted(ctx, p.c.store)
+	if err != nil {
+		if ctx.Err() == nil {
+			p.log.Warn("calendar: interrupted syncs unreadable", "err", err)
+		}
+		return
+	}
+	for _, c := range held {
+		p.log.Warn("calendar: held back: its last sync never ended (Spirit stopped in it); it is read again when the lawyer asks",
+			"calendar", c.ID)
+		p.c.event(ctx, calendarEventSource, fmt.Sprintf("calendar-%d", c.ID),
+			fmt.Sprintf("calendar %d was skipped: it stopped Spirit last time", c.ID))
+	}
+	if len(held) > 0 {
+		p.refreshNote(ctx)
+	}
+}
+
 // sync reads every calendar once, then rechecks the open meeting offers
-// against what the calendars now say.
-func (p *calendarPart) sync(ctx context.Context) {
+// against what the calendars now say. retry reads held calendars too: the
+// lawyer asked.
+func (p *calendarPart) sync(ctx context.Context, retry bool) {
 	p.round.Lock()
 	defer p.round.Unlock()
 	now := p.now()
 	p.setSyncing(true)
 	_, errs, err := calendar.SyncAll(ctx, p.c.store, calendar.SyncOptions{HTTP: p.hc, Secrets: coreSecrets{p.c.keys},
-		Cloud: cloudAuth(p.ix, p.c.keys, p.hc), Now: now})
+		Cloud: cloudAuth(p.ix, p.c.keys, p.hc), Now: now, Retry: retry})
 	p.refreshNote(ctx)
 	p.setSyncing(false)
 	if err != nil {
@@ -162,7 +188,9 @@ func (p *calendarPart) sync(ctx context.Context) {
 		return
 	}
 	for id, err := range errs {
-		p.log.Warn("calendar: sync failed", "calendar", id, "err", err)
+		if !errors.Is(err, calendar.ErrHeld) { // said once, at start
+			p.log.Warn("calendar: sync failed", "calendar", id, "err", err)
+		}
 	}
 	p.mu.Lock()
 	p.errs = errs
@@ -339,10 +367,13 @@ func (p *calendarPart) decide(ctx context.Context) time.Time {
 		return next
 	}
 	d, err := calendar.Brief(ctx, now, me, occs, calendar.MailThreads(p.ix, me, now))
-	if err != nil {
+	switch {
+	case err != nil:
 		p.log.Warn("calendar: brief", "err", err)
-	} else if d.Nudge {
+	case d.Nudge:
 		p.offer(ctx, d)
+	case d.Reason == calendar.ReasonDropped && d.Dropped != nil:
+		p.log.Warn("calendar: meeting offer dropped", "meeting", d.Meeting.Key(), "reason", d.Dropped.Reason, "what", d.Dropped.What)
 	}
 	next, _ := calendar.NextWindow(now, me, laterWindows(occs, now))
 	return next

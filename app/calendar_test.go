@@ -152,7 +152,7 @@ func (w *calendarWorld) at(t time.Time) {
 func (w *calendarWorld) round(t *testing.T) time.Time {
 	t.Helper()
 	ctx := context.Background()
-	w.part.sync(ctx)
+	w.part.sync(ctx, false)
 	if errs := w.part.Errors(); len(errs) > 0 {
 		t.Fatalf("sync errors: %v", errs)
 	}

@@ -30,7 +30,7 @@ type CalendarInfo struct {
 type CalendarAdded struct {
 	Calendar store.Calendar
 	Events   int
-	Err      error // the first sync failed; the calendar stays, with its error
+	Err      error // the first sync failed; the calendar was not kept
 }
 
 // Calendars lists the calendars with their event counts and problems.
@@ -72,16 +72,19 @@ func (c *Core) AddCalendar(ctx context.Context, nc calendar.NewCalendar, progres
 		keys = sec
 		progress("Connecting to the server…")
 	}
-	added, err := calendar.Add(ctx, c.store, keys, hc, nc)
+	added, err := calendar.AddAndSync(ctx, c.store, keys, hc, nc, calendar.SyncOptions{HTTP: hc, Secrets: coreSecrets{c.keys}, Now: c.now()},
+		func(cal store.Calendar, i, n int) {
+			progress(fmt.Sprintf("Reading %s… (%d of %d)", quoteTitle(cal.Name), i, n))
+		})
 	if err != nil {
 		return nil, err
 	}
 	out := make([]CalendarAdded, 0, len(added))
-	for i, cal := range added {
-		progress(fmt.Sprintf("Reading %s… (%d of %d)", quoteTitle(cal.Name), i+1, len(added)))
-		res, err := calendar.Sync(ctx, c.store, cal, calendar.SyncOptions{HTTP: hc, Secrets: coreSecrets{c.keys}, Now: c.now()})
-		out = append(out, CalendarAdded{Calendar: cal, Events: res.Events, Err: err})
-		c.event(ctx, calendarEventSource, fmt.Sprintf("calendar-%d", cal.ID), "calendar added: "+cal.Name)
+	for _, a := range added {
+		out = append(out, CalendarAdded{Calendar: a.Calendar, Events: a.Events, Err: a.Err})
+		if a.Err == nil {
+			c.event(ctx, calendarEventSource, fmt.Sprintf("calendar-%d", a.Calendar.ID), "calendar added: "+a.Calendar.Name)
+		}
 	}
 	if c.calendar != nil {
 		c.calendar.refreshNote(ctx)
@@ -206,7 +209,7 @@ func (c *Core) SyncCalendarsNow(ctx context.Context) error {
 	if c.calendar == nil {
 		return errNoCalendars
 	}
-	c.calendar.sync(ctx)
+	c.calendar.sync(ctx, true)
 	return ctx.Err()
 }
 

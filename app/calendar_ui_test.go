@@ -86,7 +86,7 @@ func TestCalendarTrayLine(t *testing.T) {
 	}
 
 	done := make(chan struct{})
-	go func() { c.calendar.sync(ctx); close(done) }()
+	go func() { c.calendar.sync(ctx, false); close(done) }()
 	<-reading
 	if got := c.Status().Line(); !strings.Contains(got, "Syncing calendars…") {
 		t.Errorf("tray line during the sync %q, want it to say Syncing calendars…", got)

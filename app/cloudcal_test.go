@@ -65,7 +65,7 @@ func TestAddCloudCalendar(t *testing.T) {
 		t.Fatal(err)
 	}
 	part := newCalendar(c, ix, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	part.sync(ctx)
+	part.sync(ctx, false)
 	h := c.Health(ctx).Subsystems["calendars"]
 	if h.State != "error" || !strings.Contains(h.Detail, cal.Name+": this account's sign-in does not include calendar access yet: sign in to the mail account again to allow it") {
 		t.Errorf("/health calendars %+v", h)

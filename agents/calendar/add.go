@@ -79,6 +79,9 @@ func Add(ctx context.Context, st *store.Store, keys SecretSetter, hc *http.Clien
 		if name == "" {
 			name = strings.TrimSuffix(filepath.Base(p), filepath.Ext(p))
 		}
+		if err := replaceLeftover(ctx, st, keys, have, store.CalendarFile, p); err != nil {
+			return nil, err
+		}
 		c, err := st.AddCalendar(ctx, store.Calendar{Kind: store.CalendarFile, Source: p, Name: name})
 		if err != nil {
 			return nil, err
@@ -97,6 +100,9 @@ func Add(ctx context.Context, st *store.Store, keys SecretSetter, hc *http.Clien
 		}
 		if name == "" {
 			name = subscriptionName(src)
+		}
+		if err := replaceLeftover(ctx, st, keys, have, store.CalendarURL, src); err != nil {
+			return nil, err
 		}
 		c, err := st.AddCalendar(ctx, store.Calendar{Kind: store.CalendarURL, Source: src, Name: name})
 		if err != nil {
@@ -132,6 +138,10 @@ func checkFile(path string) (string, error) {
 		return "", fieldErr(FieldFile, "%s cannot be read: %v", p, err)
 	case st.IsDir():
 		return "", fieldErr(FieldFile, "%s is a folder: choose the .ics file in it", p)
+	case !st.Mode().IsRegular():
+		return "", fieldErr(FieldFile, "%s is not a file but a device or a pipe: choose an .ics file", p)
+	case st.Size() > maxCalendarBytes:
+		return "", fieldErr(FieldFile, "%s is larger than %d MiB, more than any calendar Spirit reads", filepath.Base(p), maxCalendarBytes>>20)
 	}
 	if _, err := ReadFile(p); err != nil {
 		return "", fieldErr(FieldFile, "%s is not an iCalendar (.ics) file Spirit can read", filepath.Base(p))
@@ -157,7 +167,7 @@ func subscriptionName(src string) string {
 // already.
 func notAdded(have []store.Calendar, source, field string) error {
 	for _, c := range have {
-		if c.Source == source {
+		if c.Source == source && !leftover(c) {
 			return fieldErr(field, "this calendar is already added, as ‘%s’", c.Name)
 		}
 	}
@@ -243,6 +253,10 @@ func addCalDAV(ctx context.Context, st *store.Store, keys SecretSetter, hc *http
 		if n == "" {
 			n = rc.Path
 		}
+		if err := replaceLeftover(ctx, st, keys, have, store.CalendarCalDAV, src); err != nil {
+			undo()
+			return nil, err
+		}
 		c, err := st.AddCalendar(ctx, store.Calendar{Kind: store.CalendarCalDAV, Source: src, Name: n, Username: user})
 		if err != nil {
 			undo()
@@ -261,6 +275,9 @@ func addCalDAV(ctx context.Context, st *store.Store, keys SecretSetter, hc *http
 // the lawyer can fix: a refused sign-in on the password, the rest on the
 // server's address.
 func connectError(err error) error {
+	if fe := redirectFieldError(err); fe != nil {
+		return fe
+	}
 	field := FieldServer
 	if plainKind(err.Error()) == plainSignIn {
 		field = FieldPassword
@@ -289,6 +306,8 @@ const (
 	plainMissingFile
 	plainServer
 	plainNoPassword
+	plainHeld
+	plainRedirect
 )
 
 // plainKind sorts an error's text into what the lawyer can do about it.
@@ -303,6 +322,10 @@ func plainKind(msg string) int {
 		return false
 	}
 	switch {
+	case has(strings.ToLower(HeldMessage)):
+		return plainHeld
+	case has("the server sent spirit to another address"):
+		return plainRedirect
 	// Status codes go with their text: a bare "401" may be in a port.
 	case has("401 unauthorized", "403 forbidden", "unauthorized", "forbidden"):
 		return plainSignIn
@@ -342,6 +365,10 @@ func Plain(msg string) string {
 		return "What is at this address is not a calendar Spirit can read (iCalendar, .ics)."
 	case plainServer:
 		return "The calendar's server had a problem. Spirit tries again every 5 minutes."
+	case plainRedirect:
+		return "The server sent Spirit to another address, and Spirit does not take your password there. If the calendar really moved, remove it and add it again with its new address."
+	case plainHeld:
+		return "Spirit stopped while reading this calendar last time, so it no longer reads it by itself. Choose Sync now (or run spirit calendar sync) to try it again; if Spirit stops again, remove the calendar."
 	}
 	return msg
 }

@@ -18,8 +18,9 @@ import (
 // memKeys is a keychain in memory: what Add keeps and Remove deletes.
 type memKeys map[string]string
 
-func (k memKeys) Set(_ context.Context, key, value string) error { k[key] = value; return nil }
-func (k memKeys) Delete(_ context.Context, key string) error     { delete(k, key); return nil }
+func (k memKeys) Set(_ context.Context, key, value string) error    { k[key] = value; return nil }
+func (k memKeys) Delete(_ context.Context, key string) error        { delete(k, key); return nil }
+func (k memKeys) Get(_ context.Context, key string) (string, error) { return k[key], nil }
 
 const oneEvent = "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//t//EN\r\nBEGIN:VEVENT\r\nUID:a@x\r\n" +
 	"DTSTAMP:20260101T000000Z\r\nDTSTART:20260105T100000Z\r\nDTEND:20260105T110000Z\r\nSUMMARY:Call\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n"
@@ -76,6 +77,10 @@ func TestAddFileAndSubscription(t *testing.T) {
 	if err != nil || len(got) != 1 || got[0].Name != "Court dates" || got[0].Source != path {
 		t.Fatalf("Add file: %+v, %v", got, err)
 	}
+	// Read once, it is a calendar, not what a cut-short add left.
+	if _, err := Sync(t.Context(), st, got[0], SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	_, err = Add(t.Context(), st, nil, nil, NewCalendar{Kind: store.CalendarFile, Source: path})
 	if fe := (*FieldError)(nil); !errors.As(err, &fe) || fe.Field != FieldFile || !strings.Contains(err.Error(), "already added, as ‘Court dates’") {
 		t.Fatalf("Add the file again: %v", err)
@@ -103,6 +108,10 @@ func TestAddCalDAVRadicale(t *testing.T) {
 	for _, c := range got {
 		if keys[PasswordKey(c.ID)] != calendartest.Password || c.Username != calendartest.User {
 			t.Errorf("calendar %+v: password %q in the keychain", c, keys[PasswordKey(c.ID)])
+		}
+		// Read once, it is a calendar, not what a cut-short add left.
+		if _, err := Sync(t.Context(), st, c, SyncOptions{HTTP: r.HTTP, Secrets: keys}); err != nil {
+			t.Fatal(err)
 		}
 	}
 	_, err = Add(t.Context(), st, keys, r.HTTP, NewCalendar{Kind: store.CalendarCalDAV, Source: r.Base + "/",

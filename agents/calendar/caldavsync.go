@@ -10,9 +10,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-
-	"github.com/emersion/go-ical"
-	"github.com/emersion/go-webdav/caldav"
 )
 
 // ErrSyncTokenRefused means the server no longer knows the sync token
@@ -20,8 +17,10 @@ import (
 // collection must be read whole again.
 var ErrSyncTokenRefused = errors.New("caldav: sync token refused")
 
-// maxDAVAnswer bounds a sync-collection or PROPFIND answer read here.
-const maxDAVAnswer = 16 << 20
+// maxDAVAnswer bounds a WebDAV answer read here: a calendar-query REPORT
+// carries the calendar's objects in the window, a year of a busy lawyer's
+// meetings being a few MiB.
+const maxDAVAnswer = 32 << 20
 
 // multistatus is the part of a WebDAV multistatus these requests read.
 type multistatus struct {
@@ -31,8 +30,9 @@ type multistatus struct {
 		Propstat []struct {
 			Status string `xml:"DAV: status"`
 			Prop   struct {
-				SyncToken string `xml:"DAV: sync-token"`
-				ETag      string `xml:"DAV: getetag"`
+				SyncToken    string `xml:"DAV: sync-token"`
+				ETag         string `xml:"DAV: getetag"`
+				CalendarData string `xml:"urn:ietf:params:xml:ns:caldav calendar-data"`
 			} `xml:"DAV: prop"`
 		} `xml:"DAV: propstat"`
 	} `xml:"DAV: response"`
@@ -40,8 +40,15 @@ type multistatus struct {
 }
 
 // davRequest sends an XML request to path and reads the multistatus
-// answer; a status other than 207 is an error naming it, with body.
+// answer; a status other than 207 is an error naming it, with body. The
+// error's text is scrubbed of the account's secrets (the status line is
+// the server's).
 func (d *CalDAV) davRequest(ctx context.Context, method, path, depth, body string) (multistatus, int, []byte, error) {
+	ms, status, b, err := d.davRequestRaw(ctx, method, path, depth, body)
+	return ms, status, b, d.clean(err)
+}
+
+func (d *CalDAV) davRequestRaw(ctx context.Context, method, path, depth, body string) (multistatus, int, []byte, error) {
 	u := d.base.ResolveReference(&url.URL{Path: path})
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), strings.NewReader(body))
 	if err != nil {
@@ -139,16 +146,11 @@ func (d *CalDAV) Changes(ctx context.Context, path, token string) (changed, remo
 // Get reads the objects at paths of the collection at path in one
 // calendar-multiget REPORT.
 func (d *CalDAV) Get(ctx context.Context, path string, paths []string) ([]Object, error) {
-	objs, err := d.c.MultiGetCalendar(ctx, path, &caldav.CalendarMultiGet{Paths: paths,
-		CompRequest: caldav.CalendarCompRequest{Name: ical.CompCalendar, AllProps: true, AllComps: true}})
+	objs, err := d.report(ctx, path, calendarMultigetBody(paths))
 	if err != nil {
 		return nil, fmt.Errorf("caldav: multiget %s: %w", path, err)
 	}
-	out := make([]Object, 0, len(objs))
-	for _, o := range objs {
-		out = append(out, Object{Path: o.Path, ETag: o.ETag, Calendar: o.Data})
-	}
-	return out, nil
+	return objs, nil
 }
 
 func statusOK(s string) bool { return strings.Contains(s, " 200") }

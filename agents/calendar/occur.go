@@ -6,7 +6,6 @@ package calendar
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -121,28 +120,29 @@ func (o Occurrence) People() []Person {
 }
 
 // Parse reads every VCALENDAR object in r (a subscription may serve
-// several one after the other) into one calendar.
+// several one after the other) into one calendar, with decode.go's bounds:
+// lines that cannot be read are skipped with a warning, never a panic.
 func Parse(r io.Reader) (*ical.Calendar, error) {
-	dec := ical.NewDecoder(r)
-	var out *ical.Calendar
-	for {
-		cal, err := dec.Decode()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("parse calendar: %w", err)
-		}
-		if out == nil {
-			out = cal
-			continue
-		}
-		out.Children = append(out.Children, cal.Children...)
+	cal, stats, err := parseStats(r)
+	if err == nil && (stats.Skipped > 0 || stats.Dropped > 0) {
+		slog.Warn("calendar: parts of the calendar could not be read and were left out", "stats", stats.String())
 	}
-	if out == nil {
-		return nil, fmt.Errorf("parse calendar: no VCALENDAR")
+	return cal, err
+}
+
+func parseStats(r io.Reader) (*ical.Calendar, DecodeStats, error) {
+	out := ical.NewCalendar()
+	stats, err := decodeCalendars(r, func(p ical.Prop) {
+		// The first VCALENDAR's own properties stand for all of them.
+		out.Props[p.Name] = append(out.Props[p.Name], p)
+	}, func(c *ical.Component) error {
+		out.Children = append(out.Children, c)
+		return nil
+	})
+	if err != nil {
+		return nil, stats, fmt.Errorf("parse calendar: %w", err)
 	}
-	return out, nil
+	return out, stats, nil
 }
 
 // ParseBytes is Parse on b.
@@ -185,7 +185,12 @@ func Occurrences(cal *ical.Calendar, from, to time.Time, loc *time.Location) ([]
 		masters[uid] = c
 	}
 	var out []Occurrence
-	for _, uid := range order {
+	deadline := time.Now().Add(maxExpandTime)
+	for i, uid := range order {
+		if time.Now().After(deadline) {
+			slog.Warn("calendar: expansion took too long; the rest of the calendar is left out", "series_left", len(order)-i)
+			break
+		}
 		occ, err := x.series(uid, masters[uid], overrides[uid])
 		if err != nil {
 			slog.Warn("calendar: event skipped", "uid", uid, "err", err)
@@ -217,10 +222,26 @@ func Occurrences(cal *ical.Calendar, from, to time.Time, loc *time.Location) ([]
 	return out, nil
 }
 
+// maxExpandTime bounds one expansion of a calendar: a rule's walk is
+// bounded by the checks in rulebound.go, but rrule-go may step through
+// empty periods up to the year 9999 for a rule whose filters never match
+// (a tenth of a second or so each), and a calendar can hold many.
+const maxExpandTime = 3 * time.Second
+
 type expander struct {
 	z        *zones
 	loc      *time.Location
 	from, to time.Time
+	// total counts the occurrences made so far, against maxPerWindow.
+	total int
+}
+
+// clip shortens outside text put in a log line.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }
 
 func (x *expander) overlaps(o Occurrence) bool {
@@ -342,8 +363,19 @@ func endOf(s time.Time, d time.Duration, date bool) time.Time {
 	return s.Add(d)
 }
 
-// series expands one event (master) with its overrides.
-func (x *expander) series(uid string, master *ical.Component, ovs []*ical.Component) ([]Occurrence, error) {
+// series expands one event (master) with its overrides. A panic in the
+// recurrence library on a rule no check foresaw costs the event, not
+// Spirit.
+func (x *expander) series(uid string, master *ical.Component, ovs []*ical.Component) (occs []Occurrence, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			occs, err = nil, fmt.Errorf("recurrence could not be expanded: %v", r)
+		}
+	}()
+	return x.seriesUnsafe(uid, master, ovs)
+}
+
+func (x *expander) seriesUnsafe(uid string, master *ical.Component, ovs []*ical.Component) ([]Occurrence, error) {
 	start, dur, err := x.span(master)
 	if err != nil {
 		return nil, err
@@ -371,15 +403,19 @@ func (x *expander) series(uid string, master *ical.Component, ovs []*ical.Compon
 		byRID[x.ridInstant(rid, start).Unix()] = ov
 	}
 
+	// Occurrences that start before the span can still overlap it.
+	after := x.from.Add(-dur).Add(-time.Second)
 	set := &rrule.Set{}
 	set.RDate(start.t) // DTSTART is always the first occurrence
+	walkCap := 0
 	if rr != nil {
-		// A rule this expander cannot read leaves the event's other
-		// occurrences (DTSTART, RDATEs) standing.
-		if r, err := rule(rr.Value, start); err != nil {
-			slog.Warn("calendar: recurrence rule ignored", "uid", uid, "rrule", rr.Value, "err", err)
+		// A rule this expander cannot read, or will not walk, leaves the
+		// event's other occurrences (DTSTART, RDATEs) standing.
+		if r, wc, err := windowRule(rr.Value, start, after, x.to); err != nil {
+			slog.Warn("calendar: recurrence rule ignored", "uid", uid, "rrule", clip(rr.Value, 200), "err", err)
 		} else {
 			set.RRule(r)
+			walkCap = wc
 		}
 	}
 	for _, p := range rdates {
@@ -411,10 +447,24 @@ func (x *expander) series(uid string, master *ical.Component, ovs []*ical.Compon
 		}
 	}
 
-	// Occurrences that start before the span can still overlap it.
-	after := x.from.Add(-dur).Add(-time.Second)
 	var out []Occurrence
-	for _, s := range set.Between(after, x.to, true) {
+	next, walked := set.Iterator(), 0
+	for {
+		s, ok := next()
+		if !ok || !s.Before(x.to) {
+			break
+		}
+		if s.Before(after) {
+			if walked++; walkCap > 0 && walked > walkCap {
+				slog.Warn("calendar: series not expanded: too many occurrences before the window", "uid", uid, "walked", walked)
+				break
+			}
+			continue
+		}
+		if len(out) >= maxPerSeries || x.total >= maxPerWindow {
+			slog.Warn("calendar: series cut short: too many occurrences", "uid", uid, "kept", len(out))
+			break
+		}
 		if ex[s.Unix()] || exDays[s.In(start.t.Location()).Format("20060102")] {
 			continue
 		}
@@ -428,6 +478,7 @@ func (x *expander) series(uid string, master *ical.Component, ovs []*ical.Compon
 			o.RecurrenceID = s
 			if x.overlaps(o) {
 				out = append(out, o)
+				x.total++
 			}
 			continue
 		}
@@ -436,6 +487,7 @@ func (x *expander) series(uid string, master *ical.Component, ovs []*ical.Compon
 		o.Start, o.End = s, endOf(s, dur, start.date)
 		if x.overlaps(o) {
 			out = append(out, o)
+			x.total++
 		}
 	}
 	// Overrides whose original start is outside the span may have been
@@ -454,20 +506,6 @@ func (x *expander) series(uid string, master *ical.Component, ovs []*ical.Compon
 		}
 	}
 	return out, nil
-}
-
-// rule reads an RRULE for a series starting at start.
-func rule(text string, start value) (*rrule.RRule, error) {
-	opt, err := rrule.StrToROptionInLocation(text, start.t.Location())
-	if err != nil {
-		return nil, err
-	}
-	opt.Dtstart = start.t
-	if u := ruleUntil(text); len(u) == 8 && !start.date {
-		// UNTIL as a date on a timed series: that whole day counts.
-		opt.Until = opt.Until.AddDate(0, 0, 1).Add(-time.Second)
-	}
-	return rrule.NewRRule(*opt)
 }
 
 // ridInstant is a RECURRENCE-ID as an instant; a date one names the

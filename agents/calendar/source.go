@@ -7,13 +7,15 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/emersion/go-ical"
 	"github.com/emersion/go-webdav"
 	"github.com/emersion/go-webdav/caldav"
+
+	"github.com/spirit-app/spirit/agents/redact"
+	"github.com/spirit-app/spirit/agents/store"
 )
 
 // maxCalendarBytes bounds what one fetch reads: a busy lawyer's
@@ -52,9 +54,9 @@ type Validators struct {
 
 // Fetched is a subscription's content and its new validators.
 type Fetched struct {
-	Calendar *ical.Calendar
-	Valid    Validators
-	Bytes    int
+	Events []store.CalendarEvent
+	Valid  Validators
+	Bytes  int
 }
 
 // FetchURL fetches a subscription with a conditional GET: with v from the
@@ -65,9 +67,8 @@ func FetchURL(ctx context.Context, hc *http.Client, rawURL string, v Validators)
 	if err != nil {
 		return Fetched{}, err
 	}
-	if hc == nil {
-		hc = http.DefaultClient
-	}
+	hc = subscriptionClient(hc)
+	scrub := subscriptionScrubber(u)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return Fetched{}, fmt.Errorf("fetch calendar: %w", err)
@@ -81,14 +82,15 @@ func FetchURL(ctx context.Context, hc *http.Client, rawURL string, v Validators)
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
-		return Fetched{}, fmt.Errorf("fetch calendar: %w", err)
+		return Fetched{}, scrub.Error(fmt.Errorf("fetch calendar: %w", err))
 	}
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusNotModified:
 		return Fetched{Valid: v}, ErrNotModified
 	case resp.StatusCode != http.StatusOK:
-		return Fetched{}, fmt.Errorf("fetch calendar: %s", resp.Status)
+		// The status line is the server's text.
+		return Fetched{}, scrub.Error(fmt.Errorf("fetch calendar: %s", resp.Status))
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxCalendarBytes+1))
 	if err != nil {
@@ -97,29 +99,14 @@ func FetchURL(ctx context.Context, hc *http.Client, rawURL string, v Validators)
 	if len(b) > maxCalendarBytes {
 		return Fetched{}, fmt.Errorf("fetch calendar: larger than %d MiB", maxCalendarBytes>>20)
 	}
-	cal, err := ParseBytes(b)
+	// The events are read from the bytes as rows (bytesEvents), not as one
+	// tree of the whole calendar, which costs several times its size.
+	evs, err := bytesEvents(b)
 	if err != nil {
 		return Fetched{}, err
 	}
-	return Fetched{Calendar: cal, Bytes: len(b),
+	return Fetched{Events: evs, Bytes: len(b),
 		Valid: Validators{ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified")}}, nil
-}
-
-// ReadFile reads an .ics file.
-func ReadFile(path string) (*ical.Calendar, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read calendar: %w", err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("read calendar: %w", err)
-	}
-	if st.Size() > maxCalendarBytes {
-		return nil, fmt.Errorf("read calendar %s: larger than %d MiB", path, maxCalendarBytes>>20)
-	}
-	return Parse(f)
 }
 
 // CalDAV is a CalDAV account: a server URL (the service root or any URL
@@ -129,26 +116,23 @@ type CalDAV struct {
 	// hc and base send what go-webdav has no call for (RFC 6578).
 	hc   webdav.HTTPClient
 	base *url.URL
+	// scrub knows the account's secrets (see clean).
+	scrub *redact.Scrubber
 }
 
 // NewCalDAV connects to endpoint as user. hc nil is http.DefaultClient.
+// The password goes to endpoint's origin only (davClient).
 func NewCalDAV(hc *http.Client, endpoint, user, password string) (*CalDAV, error) {
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	var wc webdav.HTTPClient = hc
-	if user != "" {
-		wc = webdav.HTTPClientWithBasicAuth(hc, user, password)
-	}
-	c, err := caldav.NewClient(wc, endpoint)
-	if err != nil {
-		return nil, fmt.Errorf("caldav %s: %w", endpoint, err)
-	}
 	base, err := url.Parse(endpoint)
 	if err != nil {
 		return nil, fmt.Errorf("caldav %s: %w", endpoint, err)
 	}
-	return &CalDAV{c: c, hc: wc, base: base}, nil
+	dc, scrub := davClient(hc, base, user, password)
+	c, err := caldav.NewClient(dc, endpoint)
+	if err != nil {
+		return nil, fmt.Errorf("caldav %s: %w", endpoint, err)
+	}
+	return &CalDAV{c: c, hc: dc, base: base, scrub: scrub}, nil
 }
 
 // RemoteCalendar is a calendar collection found on a CalDAV server.
@@ -163,15 +147,15 @@ type RemoteCalendar struct {
 func (d *CalDAV) FindCalendars(ctx context.Context) ([]RemoteCalendar, error) {
 	principal, err := d.c.FindCurrentUserPrincipal(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("caldav: find principal: %w", err)
+		return nil, d.clean(fmt.Errorf("caldav: find principal: %w", err))
 	}
 	home, err := d.c.FindCalendarHomeSet(ctx, principal)
 	if err != nil {
-		return nil, fmt.Errorf("caldav: find calendar home: %w", err)
+		return nil, d.clean(fmt.Errorf("caldav: find calendar home: %w", err))
 	}
 	cals, err := d.c.FindCalendars(ctx, home)
 	if err != nil {
-		return nil, fmt.Errorf("caldav: find calendars: %w", err)
+		return nil, d.clean(fmt.Errorf("caldav: find calendars: %w", err))
 	}
 	out := make([]RemoteCalendar, 0, len(cals))
 	for _, c := range cals {
@@ -194,22 +178,13 @@ type Object struct {
 
 // Query asks the collection at path for the event objects with an
 // occurrence in [from, to) (the server expands recurrence to decide); each
-// comes whole, series and overrides, for Occurrences to expand here.
+// comes whole, series and overrides, for Occurrences to expand here. The
+// REPORT is Spirit's own (report, caldavreport.go), not go-webdav's, whose
+// calendar-data decoder is go-ical's.
 func (d *CalDAV) Query(ctx context.Context, path string, from, to time.Time) ([]Object, error) {
-	q := &caldav.CalendarQuery{
-		CompRequest: caldav.CalendarCompRequest{Name: ical.CompCalendar, AllProps: true, AllComps: true},
-		CompFilter: caldav.CompFilter{
-			Name:  ical.CompCalendar,
-			Comps: []caldav.CompFilter{{Name: ical.CompEvent, Start: from.UTC(), End: to.UTC()}},
-		},
-	}
-	objs, err := d.c.QueryCalendar(ctx, path, q)
+	objs, err := d.report(ctx, path, calendarQueryBody(from, to))
 	if err != nil {
 		return nil, fmt.Errorf("caldav: query %s: %w", path, err)
 	}
-	out := make([]Object, 0, len(objs))
-	for _, o := range objs {
-		out = append(out, Object{Path: o.Path, ETag: o.ETag, Calendar: o.Data})
-	}
-	return out, nil
+	return objs, nil
 }

@@ -2,6 +2,7 @@ package calendar
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -43,6 +44,10 @@ type SyncOptions struct {
 	// when zero).
 	Now          time.Time
 	Past, Future time.Duration
+	// Retry has SyncAll read held calendars too: the lawyer asked.
+	Retry bool
+	// Deadline bounds one calendar's sync (SyncDeadline when zero).
+	Deadline time.Duration
 }
 
 // SyncResult says what a sync did.
@@ -131,13 +136,43 @@ func syncCalDAV(ctx context.Context, st *store.Store, c store.Calendar, d *CalDA
 	return res, st.ReplaceCalendarEvents(ctx, c.ID, evs, store.CalendarSync{SyncToken: token, At: now})
 }
 
+// SyncDeadline bounds one calendar's sync, every request and all reading
+// included: a server that answers a byte at a time is given up on, not
+// waited for.
+const SyncDeadline = 2 * time.Minute
+
+// HeldMessage is the error a held calendar shows (store.Calendar.Held).
+const HeldMessage = "spirit stopped while reading this calendar, and does not read it by itself any more"
+
+// ErrHeld is SyncAll's error for a held calendar it left alone.
+var ErrHeld = errors.New(HeldMessage)
+
 // Sync reads one calendar source and makes the store hold its events; a
 // failure is recorded on the calendar (its events stay as they were) and
-// returned.
+// returned. Sync is the lawyer asking: a held calendar is released and
+// read.
 func Sync(ctx context.Context, st *store.Store, c store.Calendar, opt SyncOptions) (SyncResult, error) {
-	res, err := syncOnce(ctx, st, c, opt)
+	if c.Held {
+		if err := st.ReleaseCalendar(ctx, c.ID); err != nil {
+			return SyncResult{}, fmt.Errorf("sync calendar %d: %w", c.ID, err)
+		}
+	}
+	// The mark is in the store before any byte is read: if this sync ends
+	// Spirit (a crash, the out-of-memory killer), the next start sees it
+	// unended and holds the calendar instead of dying in it again.
+	if err := st.BeginCalendarSync(ctx, c.ID); err != nil {
+		return SyncResult{}, fmt.Errorf("sync calendar %d: %w", c.ID, err)
+	}
+	defer func() { _ = st.EndCalendarSync(context.WithoutCancel(ctx), c.ID) }()
+	deadline := cmp.Or(opt.Deadline, SyncDeadline)
+	sctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+	res, err := syncOnce(sctx, st, c, opt)
 	if err != nil {
-		if serr := st.SetCalendarError(ctx, c.ID, err.Error()); serr != nil && !errors.Is(serr, store.ErrNotFound) {
+		if sctx.Err() != nil && ctx.Err() == nil {
+			err = fmt.Errorf("gave up after %v: %w", deadline, err)
+		}
+		if serr := st.SetCalendarError(context.WithoutCancel(ctx), c.ID, err.Error()); serr != nil && !errors.Is(serr, store.ErrNotFound) {
 			err = errors.Join(err, serr)
 		}
 		return res, fmt.Errorf("sync calendar %d: %w", c.ID, err)
@@ -147,7 +182,9 @@ func Sync(ctx context.Context, st *store.Store, c store.Calendar, opt SyncOption
 
 // SyncAll syncs every calendar in the store, one after the other, and
 // returns each one's result and error by calendar id: one failing source
-// never stops the others. It is what the app's five-minute round runs.
+// never stops the others. It is what the app's five-minute round runs,
+// which leaves held calendars alone (their error is ErrHeld) unless
+// opt.Retry says the lawyer asked.
 func SyncAll(ctx context.Context, st *store.Store, opt SyncOptions) (map[int64]SyncResult, map[int64]error, error) {
 	cs, err := st.Calendars(ctx)
 	if err != nil {
@@ -158,6 +195,10 @@ func SyncAll(ctx context.Context, st *store.Store, opt SyncOptions) (map[int64]S
 		if err := ctx.Err(); err != nil {
 			return results, errs, err
 		}
+		if c.Held && !opt.Retry {
+			errs[c.ID] = fmt.Errorf("calendar %d: %w", c.ID, ErrHeld)
+			continue
+		}
 		res, err := Sync(ctx, st, c, opt)
 		results[c.ID] = res
 		if err != nil {
@@ -167,6 +208,12 @@ func SyncAll(ctx context.Context, st *store.Store, opt SyncOptions) (map[int64]S
 	return results, errs, nil
 }
 
+// HoldInterrupted holds every calendar whose last sync never ended, which
+// the caller (Spirit, at start) says once in its log and world log.
+func HoldInterrupted(ctx context.Context, st *store.Store) ([]store.Calendar, error) {
+	return st.HoldInterruptedCalendars(ctx, HeldMessage)
+}
+
 func syncOnce(ctx context.Context, st *store.Store, c store.Calendar, opt SyncOptions) (SyncResult, error) {
 	now := opt.Now
 	if now.IsZero() {
@@ -174,11 +221,10 @@ func syncOnce(ctx context.Context, st *store.Store, c store.Calendar, opt SyncOp
 	}
 	switch c.Kind {
 	case store.CalendarFile:
-		cal, err := ReadFile(c.Source)
+		evs, err := fileEvents(c.Source)
 		if err != nil {
 			return SyncResult{}, err
 		}
-		evs := EventsOf(cal, "", "")
 		return SyncResult{Events: len(evs)}, st.ReplaceCalendarEvents(ctx, c.ID, evs, store.CalendarSync{})
 	case store.CalendarURL:
 		f, err := FetchURL(ctx, opt.HTTP, c.Source, Validators{ETag: c.ETag, LastModified: c.Modified})
@@ -188,7 +234,7 @@ func syncOnce(ctx context.Context, st *store.Store, c store.Calendar, opt SyncOp
 		if err != nil {
 			return SyncResult{}, err
 		}
-		evs := EventsOf(f.Calendar, "", "")
+		evs := f.Events
 		return SyncResult{Events: len(evs)}, st.ReplaceCalendarEvents(ctx, c.ID, evs,
 			store.CalendarSync{ETag: f.Valid.ETag, Modified: f.Valid.LastModified})
 	case store.CalendarCalDAV:
@@ -241,7 +287,18 @@ func EventsOf(cal *ical.Calendar, href, etag string) []store.CalendarEvent {
 	return out
 }
 
-func (x *expander) row(c *ical.Component, href, etag string) (store.CalendarEvent, error) {
+func (x *expander) row(c *ical.Component, href, etag string) (e store.CalendarEvent, err error) {
+	// A panic in the recurrence library (lastStart, zones) costs the
+	// event, not Spirit.
+	defer func() {
+		if r := recover(); r != nil {
+			e, err = store.CalendarEvent{}, fmt.Errorf("event could not be read: %v", r)
+		}
+	}()
+	return x.rowUnsafe(c, href, etag)
+}
+
+func (x *expander) rowUnsafe(c *ical.Component, href, etag string) (store.CalendarEvent, error) {
 	uid := propText(c, ical.PropUID)
 	if uid == "" {
 		return store.CalendarEvent{}, fmt.Errorf("no UID")
@@ -320,28 +377,52 @@ func (x *expander) lastStart(c *ical.Component, start value) (time.Time, bool) {
 	if rr == nil {
 		return last, true
 	}
-	up := strings.ToUpper(rr.Value)
-	if !strings.Contains(up, "COUNT=") && !strings.Contains(up, "UNTIL=") {
-		return time.Time{}, false
-	}
 	opt, err := rrule.StrToROptionInLocation(rr.Value, start.t.Location())
 	if err != nil {
 		return time.Time{}, false
 	}
 	opt.Dtstart = start.t
-	r, err := rrule.NewRRule(*opt)
-	if err != nil {
-		return time.Time{}, false
+	if checkRule(opt) != nil {
+		return last, true // the rule is never expanded: DTSTART and RDATEs are all
 	}
-	// The rule's own end bounds the walk; a last occurrence beyond a
-	// century is as good as none.
-	if l := r.Before(start.t.AddDate(100, 0, 0), true); !l.IsZero() {
+	century := start.t.AddDate(100, 0, 0)
+	switch {
+	case opt.Count == 0 && opt.Until.IsZero():
+		return time.Time{}, false
+	case opt.Count == 0:
+		// An upper bound is enough for the window index, and walking to
+		// UNTIL could take a century of hours.
+		l := opt.Until.AddDate(0, 0, 1)
+		if l.After(century) {
+			return time.Time{}, false
+		}
 		if l.After(last) {
 			last = l
 		}
 		return last, true
 	}
-	return time.Time{}, false
+	r, err := rrule.NewRRule(*opt)
+	if err != nil {
+		return time.Time{}, false
+	}
+	// The COUNT-th occurrence, walked at most maxWalk steps; a series
+	// longer than that is as good as endless.
+	next := r.Iterator()
+	var l time.Time
+	for i := 0; ; i++ {
+		t, ok := next()
+		if !ok {
+			break
+		}
+		if i >= maxWalk || t.After(century) {
+			return time.Time{}, false
+		}
+		l = t
+	}
+	if l.After(last) {
+		last = l
+	}
+	return last, true
 }
 
 // standalone encodes one VEVENT as a VCALENDAR with the VTIMEZONEs its

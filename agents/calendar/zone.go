@@ -25,6 +25,14 @@ const (
 	zoneLastYear  = 2100
 )
 
+// Bounds on a VTIMEZONE, which comes from outside with its calendar: two
+// changes a year over the span, with room for history; and few enough
+// observances that their local time types fit TZif's one-byte index.
+const (
+	maxOnsets      = 2 * (zoneLastYear - zoneFirstYear + 50)
+	maxObservances = 200
+)
+
 // zones resolves the TZID parameters of one calendar: a VTIMEZONE of the
 // calendar itself first (RFC 5545 makes it authoritative, and Outlook
 // names its zones "Eastern Standard Time"), then an IANA name. It is made
@@ -109,6 +117,7 @@ func vtimezoneLocation(tzid string, def *ical.Component) (*time.Location, error)
 	var before *zoneTransition // the last onset before zoneFirstYear
 	limit := time.Date(zoneLastYear, 12, 31, 0, 0, 0, 0, time.UTC)
 	first := time.Date(zoneFirstYear, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	observances := 0
 	for _, obs := range def.Children {
 		if obs.Name != ical.CompTimezoneStandard && obs.Name != ical.CompTimezoneDaylight {
 			continue
@@ -141,7 +150,16 @@ func vtimezoneLocation(tzid string, def *ical.Component) (*time.Location, error)
 			if err != nil {
 				return nil, fmt.Errorf("VTIMEZONE %s: %w", tzid, err)
 			}
+			// Zones change their clocks a few times a year at most: a rule
+			// more frequent than monthly, or with more than one onset a
+			// day, is no zone's (and a minutely one would make millions).
+			if opt.Freq != rrule.YEARLY && opt.Freq != rrule.MONTHLY {
+				return nil, fmt.Errorf("VTIMEZONE %s: observance repeats %v", tzid, opt.Freq)
+			}
 			opt.Dtstart = start
+			if err := checkRule(opt); err != nil {
+				return nil, fmt.Errorf("VTIMEZONE %s: %w", tzid, err)
+			}
 			if start.Year() < zoneFirstYear-1 && opt.Count == 0 {
 				// rrule-go walks at most a time.Duration (292 years) from
 				// DTSTART, and Outlook starts its rules in 1601: start the
@@ -153,7 +171,17 @@ func vtimezoneLocation(tzid string, def *ical.Component) (*time.Location, error)
 			if err != nil {
 				return nil, fmt.Errorf("VTIMEZONE %s: %w", tzid, err)
 			}
-			onsets = append(onsets, r.Between(opt.Dtstart, limit, true)...)
+			next := r.Iterator()
+			for {
+				o, ok := next()
+				if !ok || o.After(limit) {
+					break
+				}
+				if len(onsets) >= maxOnsets {
+					return nil, fmt.Errorf("VTIMEZONE %s: more than %d changes of offset", tzid, maxOnsets)
+				}
+				onsets = append(onsets, o)
+			}
 		}
 		for _, p := range obs.Props.Values(ical.PropRecurrenceDates) {
 			for _, v := range strings.Split(p.Value, ",") {
@@ -161,6 +189,12 @@ func vtimezoneLocation(tzid string, def *ical.Component) (*time.Location, error)
 					onsets = append(onsets, t)
 				}
 			}
+		}
+		if len(onsets) > maxOnsets {
+			return nil, fmt.Errorf("VTIMEZONE %s: more than %d changes of offset", tzid, maxOnsets)
+		}
+		if observances++; observances > maxObservances {
+			return nil, fmt.Errorf("VTIMEZONE %s: more than %d observances", tzid, maxObservances)
 		}
 		for _, o := range onsets {
 			zt := zoneTransition{at: o.Unix(), t: t}

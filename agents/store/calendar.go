@@ -47,6 +47,9 @@ type Calendar struct {
 	LastError string    // "" after a successful sync
 	ErrorAt   time.Time
 	Created   time.Time
+	// Held marks a calendar whose last sync never ended (Spirit died in
+	// it): the five-minute round leaves it alone until the lawyer asks.
+	Held bool
 }
 
 // CalendarAttendee is an attendee as stored.
@@ -139,14 +142,14 @@ func (s *Store) AddCalendar(ctx context.Context, c Calendar) (Calendar, error) {
 }
 
 const calendarCols = `id, kind, source, name, username, coalesce(account, 0), etag, modified, sync_token, full_sync,
-	last_sync, last_error, error_at, created`
+	last_sync, last_error, error_at, created, held`
 
 func scanCalendar(sc interface{ Scan(...any) error }) (Calendar, error) {
 	var c Calendar
 	var fullSync, lastSync, errorAt sql.NullInt64
 	var created int64
 	if err := sc.Scan(&c.ID, &c.Kind, &c.Source, &c.Name, &c.Username, &c.Account, &c.ETag, &c.Modified, &c.SyncToken,
-		&fullSync, &lastSync, &c.LastError, &errorAt, &created); err != nil {
+		&fullSync, &lastSync, &c.LastError, &errorAt, &created, &c.Held); err != nil {
 		return Calendar{}, err
 	}
 	if fullSync.Valid {
@@ -353,6 +356,92 @@ func (s *Store) MarkCalendarSynced(ctx context.Context, id int64, sync CalendarS
 	})
 	if err != nil {
 		return fmt.Errorf("mark calendar %d synced: %w", id, err)
+	}
+	return nil
+}
+
+// BeginCalendarSync notes that a sync of calendar id starts; EndCalendarSync
+// that it ended, however it ended. A sync begun and never ended is one
+// Spirit died in (HoldInterruptedCalendars).
+func (s *Store) BeginCalendarSync(ctx context.Context, id int64) error {
+	_, ms := s.now()
+	return s.setSyncStarted(ctx, id, sql.NullInt64{Int64: ms, Valid: true})
+}
+
+// EndCalendarSync: see BeginCalendarSync.
+func (s *Store) EndCalendarSync(ctx context.Context, id int64) error {
+	return s.setSyncStarted(ctx, id, sql.NullInt64{})
+}
+
+func (s *Store) setSyncStarted(ctx context.Context, id int64, at sql.NullInt64) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE calendars SET sync_started = ? WHERE id = ?`, at, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("calendar %d sync mark: %w", id, err)
+	}
+	return nil
+}
+
+// HoldInterruptedCalendars holds every calendar whose sync began and never
+// ended, with msg as its error, and returns them. Spirit calls it once at
+// start, before any sync of its own.
+func (s *Store) HoldInterruptedCalendars(ctx context.Context, msg string) ([]Calendar, error) {
+	_, ms := s.now()
+	var ids []int64
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		ids = nil
+		rows, err := tx.QueryContext(ctx, `UPDATE calendars SET held = 1, sync_started = NULL, last_error = ?, error_at = ?
+			WHERE sync_started IS NOT NULL RETURNING id`, msg, ms)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("hold interrupted calendars: %w", err)
+	}
+	out := make([]Calendar, 0, len(ids))
+	for _, id := range ids {
+		c, err := s.Calendar(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// ReleaseCalendar lifts a hold: the lawyer asked for the calendar again.
+// Its error stays until its next sync ends.
+func (s *Store) ReleaseCalendar(ctx context.Context, id int64) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE calendars SET held = 0 WHERE id = ?`, id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("release calendar %d: %w", id, err)
 	}
 	return nil
 }

@@ -155,7 +155,7 @@ func addedText(added []app.CalendarAdded) string {
 		name := "‘" + a.Calendar.Name + "’"
 		switch {
 		case a.Err != nil:
-			parts = append(parts, "Added "+name+", but it could not be read yet: "+calendar.Plain(errText(a.Err)))
+			parts = append(parts, "Could not read "+name+", so it was not added: "+calendar.Plain(errText(a.Err)))
 		case a.Events == 1:
 			parts = append(parts, "Added "+name+": 1 event.")
 		default:

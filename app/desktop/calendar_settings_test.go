@@ -83,7 +83,7 @@ func TestCalendarAddedText(t *testing.T) {
 		{"two", []app.CalendarAdded{{Calendar: store.Calendar{Name: "Work"}, Events: 3}, {Calendar: store.Calendar{Name: "Home"}}},
 			"Added ‘Work’: 3 events. Added ‘Home’: 0 events."},
 		{"not read yet", []app.CalendarAdded{{Calendar: store.Calendar{Name: "Hol"}, Err: errors.New("sync calendar 4: fetch calendar: 404 Not Found")}},
-			"Added ‘Hol’, but it could not be read yet: There is no calendar at this address any more. Check the address with whoever shared it."},
+			"Could not read ‘Hol’, so it was not added: There is no calendar at this address any more. Check the address with whoever shared it."},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := addedText(tc.added); got != tc.want {
