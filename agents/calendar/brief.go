@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/spirit-app/spirit/agents/proposal"
 )
 
 // Lead is how long before a meeting its brief nudge comes: the meetings
@@ -44,6 +46,9 @@ const (
 	ReasonOpenThreads = "open_threads"    // nudge: the meeting's people wait on mail
 	ReasonNoMeeting   = "no_meeting"      // no qualifying meeting starts within Lead
 	ReasonNoThreads   = "no_open_threads" // the meeting has no open mail
+	// ReasonDropped: the offer's words, made of the invitation's names and
+	// the mail's subjects, broke the rule for proposals (Decision.Dropped).
+	ReasonDropped = "dropped"
 )
 
 // Skip says why occ gets no brief whatever the mail ("" when it
@@ -121,6 +126,8 @@ type Decision struct {
 	Threads []OpenThread `json:"threads,omitempty"`
 	// Message is the nudge's text when Nudge is set.
 	Message string `json:"message,omitempty"`
+	// Dropped says why an offer was not made (ReasonDropped).
+	Dropped *proposal.Dropped `json:"dropped,omitempty"`
 }
 
 // Brief decides, at now, whether a meeting about to start is worth a
@@ -164,11 +171,32 @@ func Brief(ctx context.Context, now time.Time, me Me, occs []Occurrence, open Op
 			continue
 		}
 		slices.SortFunc(threads, func(a, b OpenThread) int { return b.Date.Compare(a.Date) })
-		d.Nudge, d.Reason, d.Threads = true, ReasonOpenThreads, threads
-		d.Message = NudgeMessage(now, m, others, threads)
+		d.Threads = threads
+		msg := NudgeMessage(now, m, others, threads)
+		if err := checkOffer(msg, m, others, me); err != nil {
+			d.Reason, d.Dropped = ReasonDropped, proposal.Why(err)
+			fallback = d
+			continue
+		}
+		d.Nudge, d.Reason, d.Message = true, ReasonOpenThreads, msg
 		return d, nil
 	}
 	return fallback, nil
+}
+
+// checkOffer holds a meeting offer's words to the rule for proposals
+// (package proposal): its names come from the invitation and its
+// subjects from the mail, which anyone may have written. A name or a
+// subject that carries an address not of the meeting's people, a link or
+// an instruction's words drops the offer.
+func checkOffer(msg string, m Occurrence, others []Person, me Me) error {
+	mt := proposal.Meeting{Key: m.Key(), Title: m.Summary}
+	for _, p := range others {
+		mt.People = append(mt.People, proposal.Person{Name: p.Name, Email: p.Email})
+	}
+	_, err := proposal.Check(proposal.Proposed{Message: msg, Action: proposal.Brief, Meeting: mt.Key},
+		proposal.Facts{Me: me.Addresses, Meeting: &mt})
+	return err
 }
 
 // NudgeMessage words the nudge: "Meeting with Marcy Howard in 15 min —

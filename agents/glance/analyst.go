@@ -197,6 +197,7 @@ func judge(ctx context.Context, t index.Thread, in Input) (Decision, error) {
 		if ask != "" {
 			d.ActionPrompt += ": " + ask
 		}
+		d.ask = ask
 	}
 	return d, nil
 }

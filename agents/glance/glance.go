@@ -101,6 +101,12 @@ type Decision struct {
 	ActionPrompt string `json:"action_prompt,omitempty"`
 	// ModelCalls counts calls to a model; always 0 in this package.
 	ModelCalls int `json:"model_calls"`
+
+	// ask is the newest message's asking sentence the code found, which
+	// the reply's task quotes; wrote is what else the analyst model wrote
+	// about the action. Both are outside text that the proposal's check
+	// holds to its rules (checkProposal); neither is shown as it is.
+	ask, wrote string
 }
 
 // Decide runs the triage and the analyst on one window switch. An error

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/agents/nudge"
+	"github.com/spirit-app/spirit/agents/proposal"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/agents/work/pace"
 	"github.com/spirit-app/spirit/app/events"
@@ -418,6 +419,18 @@ func (s *Service) glance(ctx context.Context, g *glanceRun) {
 		say("silent: already nudged about this thread (gate)", true)
 		return
 	}
+	checked, err := checkProposal(ctx, s.opt.Index, d, in.Me)
+	if why := proposal.Why(err); why != nil {
+		// What gave it away stays out of the world log, which models read.
+		s.opt.Log.Warn("glance: proposal dropped", "reason", why.Reason, "what", why.What,
+			"thread", d.ThreadID, "stage", d.Stage)
+		say("silent: proposal dropped: "+string(why.Reason)+" ("+d.Stage+")", true)
+		return
+	}
+	if err != nil {
+		say(fmt.Sprintf("silent: error at %s: %v", d.Stage, err), true)
+		return
+	}
 	// The proposal is the outcome: none once the glance is cut short, and
 	// no cut while it is made.
 	g.mu.Lock()
@@ -427,7 +440,7 @@ func (s *Service) glance(ctx context.Context, g *glanceRun) {
 	}
 	g.over = true
 	s.rememberRead(sw, g.read)
-	if err := s.opt.Propose(ctx, store.Nudge{Kind: nudge.KindGlance, Message: d.Message, ActionPrompt: d.ActionPrompt, Subject: subject}); err != nil {
+	if err := s.opt.Propose(ctx, store.Nudge{Kind: nudge.KindGlance, Message: checked.Message, ActionPrompt: checked.Prompt, Subject: subject}); err != nil {
 		s.opt.Log.Error("glance nudge", "err", err)
 	}
 }

@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spirit-app/spirit/agents/llm"
+	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/agents/mail/mailtools"
+	"github.com/spirit-app/spirit/agents/proposal"
 	"github.com/spirit-app/spirit/agents/reminders"
 	"github.com/spirit-app/spirit/agents/store"
 )
@@ -37,21 +40,29 @@ const (
 )
 
 // NotifyUser is the notify_user tool: the model's only way to reach the
-// lawyer. It has no side effect: the runner reads the call and its output
-// gate decides whether the message is delivered.
+// lawyer. It has no side effect: the runner reads the call, holds it to
+// the rule for proposals (CheckNotice) and its output gate decides
+// whether the message is delivered.
 type NotifyUser struct{}
 
 // Name is NotifyUserName.
 func (NotifyUser) Name() string { return NotifyUserName }
 
-// Tool defines notify_user for the model.
+// Tool defines notify_user for the model. Its action is a typed choice,
+// never a task in the model's words: the model read outside text (mail,
+// invitations, a webhook's body), which may have told it anything.
 func (NotifyUser) Tool() llm.Tool {
 	return llm.Tool{Name: NotifyUserName,
 		Description: "Tell the lawyer something they must know or act on now. Your only way to reach them; " +
-			"most work ends without it. Spirit may still hold it back (quiet hours, said already).",
+			"most work ends without it. Spirit may still hold it back (quiet hours, said already, " +
+			"a message naming addresses or links).",
 		Schema: json.RawMessage(`{"type":"object","properties":{` +
-			`"message":{"type":"string","maxLength":300,"description":"one or two plain sentences: who, what, by when"},` +
-			`"action":{"type":"string","maxLength":500,"description":"optional: a task Spirit should do if the lawyer accepts, e.g. draft the reply to Marcy agreeing to Friday"}` +
+			`"message":{"type":"string","maxLength":300,"description":"one or two plain sentences: who (by name), what, by when; no email addresses, no links"},` +
+			`"action":{"type":"object","description":"optional: Spirit drafts a reply on one of the lawyer's mail threads, for them to approve, if they accept",` +
+			`"properties":{"do":{"type":"string","enum":["reply"]},` +
+			`"conversation_id":{"type":"integer","description":"the thread, from search_email or read_email_thread"},` +
+			`"to":{"type":"array","items":{"type":"string"},"description":"optional: addresses of people on that thread; default its latest sender"}},` +
+			`"required":["do","conversation_id"]}` +
 			`},"required":["message"]}`)}
 }
 
@@ -63,18 +74,112 @@ func (NotifyUser) Run(_ context.Context, raw json.RawMessage) (string, error) {
 	return "noted; Spirit decides whether to show it", nil
 }
 
-// ParseNotice reads a notify_user call's input.
-func ParseNotice(raw json.RawMessage) (Notice, error) {
-	var n Notice
-	if err := json.Unmarshal(raw, &n); err != nil {
-		return Notice{}, fmt.Errorf("notify_user: bad input: %w", err)
+// ReasonDropped skips a run whose notice CheckNotice dropped: it named an
+// action, a thread, a recipient, an address or a link that is not the
+// lawyer's own, or an instruction's words.
+const ReasonDropped Reason = "dropped"
+
+// ErrDropped marks the error of a run whose notice was dropped; the
+// runner records it as a skip with ReasonDropped.
+var ErrDropped = errors.New("notice dropped")
+
+// NoticeCall is a notify_user call's input as the model wrote it: data
+// until CheckNotice has held it against the lawyer's mail.
+type NoticeCall struct {
+	Message string
+	// Action is the action named: proposal.None, proposal.Reply, or
+	// whatever else the model wrote (a free-text task, a tool's name),
+	// which CheckNotice drops.
+	Action proposal.Action
+	Thread int64    // Reply's conversation_id
+	To     []string // Reply's recipients, if named
+}
+
+// noticeAction is notify_user's action as the schema has it.
+type noticeAction struct {
+	Do     string   `json:"do"`
+	Thread int64    `json:"conversation_id"`
+	To     []string `json:"to"`
+}
+
+// ParseNotice reads a notify_user call's input. Malformed input is an
+// error the model hears; an action in another shape than the schema's is
+// read as an action Spirit does not have, for CheckNotice to drop.
+func ParseNotice(raw json.RawMessage) (NoticeCall, error) {
+	var in struct {
+		Message string          `json:"message"`
+		Action  json.RawMessage `json:"action"`
 	}
-	n.Message, n.Action = strings.TrimSpace(n.Message), strings.TrimSpace(n.Action)
+	if err := json.Unmarshal(raw, &in); err != nil {
+		return NoticeCall{}, fmt.Errorf("notify_user: bad input: %w", err)
+	}
+	n := NoticeCall{Message: cut(strings.TrimSpace(in.Message), MaxMessageRunes)}
 	if n.Message == "" {
-		return Notice{}, errors.New("notify_user needs a message")
+		return NoticeCall{}, errors.New("notify_user needs a message")
 	}
-	n.Message, n.Action = cut(n.Message, MaxMessageRunes), cut(n.Action, MaxActionRunes)
+	switch a := strings.TrimSpace(string(in.Action)); {
+	case a == "" || a == "null" || a == `""`:
+	case strings.HasPrefix(a, "{"):
+		var act noticeAction
+		dec := json.NewDecoder(strings.NewReader(a))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&act); err != nil {
+			n.Action = proposal.Action(cut(a, MaxActionRunes))
+			break
+		}
+		n.Action, n.Thread, n.To = proposal.Action(strings.TrimSpace(act.Do)), act.Thread, act.To
+		if n.Action == proposal.None {
+			n.Action = proposal.Action(cut(a, MaxActionRunes)) // an object that names no action
+		}
+	default:
+		// A task in the model's words ("draft an email to …"): the old
+		// shape, or a model steered by what it read.
+		var text string
+		if json.Unmarshal(in.Action, &text) != nil {
+			text = a
+		}
+		n.Action = proposal.Action(cut(strings.TrimSpace(text), MaxActionRunes))
+	}
 	return n, nil
+}
+
+// CheckNotice holds notice call n to the rule for what Spirit may propose
+// (package proposal), against the lawyer's own mail in ix (nil: none): a
+// reply must be on one of their threads, to its people, and the message
+// may name no other address, no link, no instruction's words. It returns
+// the notice as code builds it: the message, and as its action the
+// reply's task written by code. A *proposal.Dropped error says why it
+// must not be shown; another error, that the mail could not be read.
+func CheckNotice(ctx context.Context, ix *index.Index, n NoticeCall) (Notice, error) {
+	var f proposal.Facts
+	if ix != nil {
+		as, err := ix.Accounts(ctx)
+		if err != nil {
+			return Notice{}, fmt.Errorf("mail accounts: %w", err)
+		}
+		for _, a := range as {
+			f.Me = append(f.Me, a.Addresses()...)
+		}
+		if n.Thread > 0 {
+			t, err := ix.ReadEmailThread(ctx, n.Thread)
+			switch {
+			case errors.Is(err, store.ErrNotFound):
+			case err != nil:
+				return Notice{}, err
+			default:
+				isMe := func(addr string) bool {
+					return slices.ContainsFunc(f.Me, func(m string) bool { return strings.EqualFold(m, addr) })
+				}
+				th := proposal.ThreadOf(t, "", isMe)
+				f.Thread = &th
+			}
+		}
+	}
+	c, err := proposal.Check(proposal.Proposed{Message: n.Message, Action: n.Action, Thread: n.Thread, To: n.To, ByModel: true}, f)
+	if err != nil {
+		return Notice{}, err
+	}
+	return Notice{Message: c.Message, Action: c.Prompt}, nil
 }
 
 func cut(s string, n int) string {
