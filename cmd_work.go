@@ -13,7 +13,6 @@ import (
 	"github.com/spirit-app/spirit/agents/llm"
 	"github.com/spirit-app/spirit/agents/llm/setup"
 	"github.com/spirit-app/spirit/agents/mail/index"
-	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
 	"github.com/spirit-app/spirit/agents/work"
 	"github.com/spirit-app/spirit/agents/work/pace"
@@ -262,7 +261,8 @@ func (s storeRoutines) Run(ctx context.Context, id int64) (api.WorkRun, error) {
 			return p, ps.Roles.Agent, err
 		},
 		Deliver: func(ctx context.Context, d work.Delivery) (int64, error) {
-			n, err := s.st.CreateNudge(ctx, store.Nudge{Kind: nudge.KindInfo, Message: d.Message, ActionPrompt: d.Action, Subject: d.Subject})
+			// The nudge the running Spirit would show, its action a Do it.
+			n, err := s.st.CreateNudge(ctx, app.WorkNudge(d))
 			return n.ID, err
 		},
 		Policy: func(ctx context.Context) (pace.Policy, error) {

@@ -192,6 +192,11 @@ func worldQuery(ctx context.Context, dir string, pos []string, w io.Writer) erro
 
 // worldCheck prints what the consumer has not seen and moves its cursor.
 func worldCheck(ctx context.Context, w worldWriter, consumer string, n int, out io.Writer) error {
+	// Checked here too: with Spirit stopped, the database is written
+	// straight, and the heartbeat's cursor is not a script's either.
+	if err := api.ValidConsumer(consumer); err != nil {
+		return err
+	}
 	es, err := w.Check(ctx, consumer, n)
 	if err != nil {
 		return err

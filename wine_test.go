@@ -636,7 +636,8 @@ func TestWindowsUnderWine(t *testing.T) {
 		if err := d.Activate(ctx, win.ID); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := waitWorld(ctx, c, last, "screen", "switched to an excluded app (private browsing): not looked at"); err != nil {
+		private, err := waitWorld(ctx, c, last, "screen", "switched to an excluded app: not looked at")
+		if err != nil {
 			t.Fatalf("world log: %v", err)
 		}
 		es, err := c.World(ctx, 0, 1000)
@@ -674,7 +675,7 @@ func TestWindowsUnderWine(t *testing.T) {
 		} else if l.affinity == 0 {
 			notShown = append(notShown, "a window protected from capture (Wine 8 refuses SetWindowDisplayAffinity: "+
 				"GetWindowDisplayAffinity stays 0; the decision is table-tested in platform and screen)")
-		} else if _, err := waitWorld(ctx, c, last, "screen", "switched to an excluded app (protected from capture): not looked at"); err != nil {
+		} else if _, err := waitWorld(ctx, c, private.ID, "screen", "switched to an excluded app: not looked at"); err != nil {
 			t.Errorf("a window with display affinity %#x: %v", l.affinity, err)
 		}
 	})

@@ -37,6 +37,14 @@ func (c *Core) responders() *nudge.Responders {
 		}
 		return nil
 	})
+	// Do it on what a heartbeat, a routine or a webhook found, or what the
+	// lawyer typed instead, runs as an agent.
+	rs.Register(nudge.KindSuggestion, func(ctx context.Context, n store.Nudge, choice, text string) error {
+		if choice == nudge.Accept {
+			return c.taskFromNudge(ctx, n, text)
+		}
+		return nil
+	})
 	// A commitment heard in a call: Set, another time, or Dismiss.
 	rs.Register(nudge.KindCommitment, c.commitmentAnswer)
 	// A meeting about to start: Brief me prepares the brief.

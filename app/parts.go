@@ -284,13 +284,16 @@ func exactHeader(h a11y.MessageHeader, err error) (glance.ExactHeader, error) {
 }
 
 // switched records an app switch and puts it on the stream. An excluded
-// window's title is never stored or passed on: the stream hears only that
-// a private window came to the front, and when, so that the analysis loop
-// stops describing (and forgets the text of) the window before it.
+// window leaves no name: not its title, not its app, not which rule
+// excluded it (a password manager, an app the lawyer listed) — the world
+// log, and what reads it for a model, hear only that an excluded app came
+// to the front. The stream hears only that, and when, so that the
+// analysis loop stops describing (and forgets the text of) the window
+// before it.
 func switched(bus events.Logger, record func(context.Context, string, string, string)) func(context.Context, screen.Switch) {
 	return func(ctx context.Context, sw screen.Switch) {
 		if sw.Excluded {
-			record(ctx, "screen", sw.App, "switched to an excluded app ("+sw.ExcludedBy+"): not looked at")
+			record(ctx, "screen", excludedIdentifier, excludedSwitchLine)
 			bus.Log(events.AppSwitched, screen.Switch{Excluded: true, At: sw.At})
 			return
 		}
@@ -302,6 +305,13 @@ func switched(bus events.Logger, record func(context.Context, string, string, st
 		bus.Log(events.AppSwitched, sw)
 	}
 }
+
+// The world log's line for a switch to an excluded window, and its
+// identifier: the same for every excluded app, so that none is named.
+const (
+	excludedIdentifier = "excluded"
+	excludedSwitchLine = "switched to an excluded app: not looked at"
+)
 
 // close ends the parts' subscriptions, once the supervisor has stopped.
 func (p *parts) close() {

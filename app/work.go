@@ -90,11 +90,24 @@ func newWork(c *Core, ix *index.Index, load func(context.Context) (settings.Sett
 }
 
 // deliverWork shows what work's output gate let through: a nudge, the
-// core's one way to propose something. Its action, if any, starts a task
-// agent when the lawyer accepts; work itself never writes.
+// core's one way to propose something (WorkNudge). Its action, if any,
+// starts a task agent when the lawyer accepts; work itself never writes.
 func (c *Core) deliverWork(ctx context.Context, d work.Delivery) (int64, error) {
-	n, err := c.nudge(ctx, store.Nudge{Kind: nudge.KindInfo, Message: d.Message, ActionPrompt: d.Action, Subject: d.Subject})
+	n, err := c.nudge(ctx, WorkNudge(d))
 	return n.ID, err
+}
+
+// WorkNudge is the nudge a work delivery becomes: a plain info nudge,
+// with only OK; one with an action is a suggestion, whose Do it runs the
+// action as a task agent, and which says what Do it would do, so that the
+// lawyer knows what they accept.
+func WorkNudge(d work.Delivery) store.Nudge {
+	n := store.Nudge{Kind: nudge.KindInfo, Message: d.Message, Subject: d.Subject}
+	if d.Action != "" {
+		n.Kind, n.ActionPrompt = nudge.KindSuggestion, d.Action
+		n.Message = d.Message + "\n\nDo it: " + d.Action
+	}
+	return n
 }
 
 // spiritPaused: the lawyer paused Spirit, both listening and watching
@@ -204,8 +217,9 @@ func activeHours(a settings.ActiveHours) work.ActiveHours {
 }
 
 // heartbeatCursor is the world log's cursor of the heartbeat: the last
-// entry a heartbeat's model has read.
-const heartbeatCursor = "heartbeat"
+// entry a heartbeat's model has read. Scripts cannot move it (POST
+// /world/check refuses it).
+const heartbeatCursor = store.HeartbeatCursor
 
 // heartbeatRequest is a heartbeat at now: its prompt, built by code from
 // the world log since the last heartbeat and the open items, and its input
@@ -220,7 +234,10 @@ func (w *workPart) heartbeatRequest(ctx context.Context, s settings.Settings, no
 		Unstored:  doing,
 		InputGate: activeHours(s.WorkActiveHours).Gate(now.Location()),
 		Done: func(ctx context.Context, o work.Outcome) {
-			read := o.Status == store.WorkDone || o.Reason == work.ReasonAck || o.Reason == work.ReasonDuplicate
+			// A dropped notice was read too: the lines that steered it must
+			// not be read again at every heartbeat.
+			read := o.Status == store.WorkDone || o.Reason == work.ReasonAck || o.Reason == work.ReasonDuplicate ||
+				o.Reason == work.ReasonDropped
 			if !read || last == 0 {
 				return
 			}
@@ -424,28 +441,27 @@ func (c *Core) workPart() (*workPart, error) {
 }
 
 // StartWork implements api.WorkBackend: a webhook's request, run in the
-// background.
+// background. A caller's source is its name in the webhook's namespace
+// (work.WebhookSource); while too many such requests are in flight, a new
+// one is refused (api.ErrTooMany).
 func (c *Core) StartWork(ctx context.Context, nw api.NewWork) (api.WorkRun, error) {
 	w, err := c.workPart()
 	if err != nil {
 		return api.WorkRun{}, err
 	}
-	src := work.SourceWebhook
-	if nw.Source != "" {
-		src = work.Source(nw.Source)
-		_, routine := src.Routine()
-		switch {
-		case !src.Valid():
-			return api.WorkRun{}, fmt.Errorf(`source must be lower-case letters, digits, ".", "_" or "-", with at most one ":", up to 64 characters: %w`, api.ErrBadRequest)
-		case src == work.SourceHeartbeat || routine || strings.HasPrefix(string(src), "routine:"):
-			return api.WorkRun{}, fmt.Errorf("source %q is Spirit's own: %w", src, api.ErrBadRequest)
-		}
+	// Whatever the caller calls itself, its work is in the webhook's
+	// namespace: "calendar" is "webhook:calendar", never the calendar's.
+	src, err := work.WebhookSource(nw.Source)
+	if err != nil {
+		return api.WorkRun{}, fmt.Errorf("%s: %w", strings.TrimPrefix(err.Error(), "work: "+store.ErrInvalid.Error()+": "), api.ErrBadRequest)
 	}
 	run, err := w.runner.Start(ctx, work.Request{Source: src, Prompt: nw.Prompt, DedupKey: nw.DedupKey})
-	if errors.Is(err, store.ErrInvalid) {
+	switch {
+	case errors.Is(err, work.ErrTooMany):
+		return api.WorkRun{}, fmt.Errorf("Spirit is still working on earlier requests from local programs; try again in a minute: %w", api.ErrTooMany)
+	case errors.Is(err, store.ErrInvalid):
 		return api.WorkRun{}, fmt.Errorf("%w: %w", api.ErrBadRequest, err)
-	}
-	if err != nil {
+	case err != nil:
 		return api.WorkRun{}, err
 	}
 	return workRunView(run), nil
@@ -624,6 +640,9 @@ func WorkRunWords(r api.WorkRun) string {
 		return fmt.Sprintf("Spirit had something to say but could not show it: %s (run %d)", r.Error, r.ID)
 	case r.State == string(store.WorkSkip) && r.Reason == string(work.ReasonAck):
 		return fmt.Sprintf("Nothing needs you now (run %d).", r.ID)
+	case r.State == string(store.WorkSkip) && r.Reason == string(work.ReasonDropped):
+		return fmt.Sprintf("Spirit kept back what the model proposed: it named people, links or instructions "+
+			"that are not from your own mail (run %d).", r.ID)
 	case r.State == string(store.WorkSkip):
 		return fmt.Sprintf("Not run: %s (run %d).", skipWords(work.Reason(r.Reason)), r.ID)
 	}

@@ -410,7 +410,7 @@ func testWorkWebhook(t *testing.T, protocol string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.ID == 0 || run.Source != "script:efile" || run.Ended() {
+	if run.ID == 0 || run.Source != "webhook:script:efile" || run.Ended() {
 		t.Fatalf("queued run = %+v", run)
 	}
 	var got api.WorkRun
@@ -462,8 +462,6 @@ func testWorkWebhook(t *testing.T, protocol string) {
 		{"prompt not a string", "application/json", `{"prompt":42}`, info.Token, "", 400, "prompt"},
 		{"two objects", "application/json", `{"prompt":"a"}{"prompt":"b"}`, info.Token, "", 400, ""},
 		{"bad source", "application/json", `{"prompt":"hi","source":"My Script!"}`, info.Token, "", 400, "source must be"},
-		{"Spirit's own source", "application/json", `{"prompt":"hi","source":"heartbeat"}`, info.Token, "", 400, "Spirit's own"},
-		{"a routine's source", "application/json", `{"prompt":"hi","source":"routine:1"}`, info.Token, "", 400, "Spirit's own"},
 		{"long dedup key", "application/json", `{"prompt":"hi","dedup_key":"` + strings.Repeat("k", 201) + `"}`, info.Token, "", 400, "dedup_key is too long"},
 		{"not JSON content type", "text/plain", `{"prompt":"hi"}`, info.Token, "", 415, "Content-Type"},
 		{"no token", "application/json", `{"prompt":"hi"}`, "", "", 401, "token"},

@@ -31,8 +31,9 @@ type Switch struct {
 	At time.Time
 	// Excluded means Spirit must not look at this window (a password
 	// manager, a private browser window, the user's list): it is reported
-	// so the caller can note "excluded", but carries no title and cannot
-	// be captured. ExcludedBy says which rule matched.
+	// so the caller can note "excluded", but carries no title and no app
+	// name (App, Class and Process are empty; Window and PID identify it)
+	// and cannot be captured. ExcludedBy says which rule matched.
 	Excluded   bool
 	ExcludedBy string
 	// PaneChanged means the same window, with the same title, now shows
@@ -313,22 +314,17 @@ func (w *Watcher) classify(fw platform.Window) (Switch, bool) {
 	if isOwn(fw, w.cfg.OwnPID) {
 		return Switch{}, false
 	}
-	sw := Switch{
-		App:     fw.App(),
-		Class:   fw.Class,
-		Process: fw.Process,
-		PID:     fw.PID,
-		Window:  fw.ID,
-		At:      time.Now(),
-	}
+	sw := Switch{PID: fw.PID, Window: fw.ID, At: time.Now()}
 	excl := w.cfg.Exclusions
 	if w.cfg.ExclusionsNow != nil {
 		excl = w.cfg.ExclusionsNow()
 	}
 	if ex, why := excl.Match(fw); ex {
+		// Not even which app: a password manager's name, or an app the
+		// lawyer listed, says enough.
 		sw.Excluded, sw.ExcludedBy = true, why
 		return sw, true
 	}
-	sw.Title = fw.Title
+	sw.App, sw.Class, sw.Process, sw.Title = fw.App(), fw.Class, fw.Process, fw.Title
 	return sw, true
 }

@@ -322,7 +322,16 @@ func (m mapSettings) Setting(_ context.Context, k string) (string, bool, error) 
 	return v, ok, nil
 }
 
-func (m mapSettings) SetSetting(_ context.Context, k, v string) error { m[k] = v; return nil }
+func (m mapSettings) UpdateSettings(_ context.Context, fn func(map[string]string) (map[string]string, error)) error {
+	values, err := fn(m)
+	if err != nil {
+		return err
+	}
+	for k, v := range values {
+		m[k] = v
+	}
+	return nil
+}
 
 func TestModelPath(t *testing.T) {
 	for _, protocol := range []string{llm.ProtocolAnthropic, llm.ProtocolOpenAI} {

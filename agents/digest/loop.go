@@ -156,7 +156,10 @@ type Provider func(ctx context.Context) (llm.Provider, string, error)
 // Settings keeps the configuration between runs (the store).
 type Settings interface {
 	Setting(ctx context.Context, key string) (value string, ok bool, err error)
-	SetSetting(ctx context.Context, key, value string) error
+	// UpdateSettings writes the values fn returns in one transaction
+	// (store.Store.UpdateSettings): the configuration is saved whole or
+	// not at all.
+	UpdateSettings(ctx context.Context, fn func(stored map[string]string) (map[string]string, error)) error
 }
 
 // Options configure a Loop. Every field may be left zero.
@@ -185,6 +188,9 @@ type Loop struct {
 	opt      Options
 	counters *llm.Counters
 	changed  chan struct{} // a new config: re-arm the timer
+	// saving is held by SetConfig from reading the config to putting the
+	// saved one in force, so that two changes at once do not lose one.
+	saving sync.Mutex
 
 	mu      sync.Mutex
 	cfg     Config
@@ -258,25 +264,30 @@ func (l *Loop) Config() Config {
 	return l.cfg
 }
 
-// SetConfig changes the configuration, saves it and re-arms the timer.
-// An error wrapping ErrInvalidConfig changes nothing.
+// SetConfig changes the configuration, saves it in one transaction and
+// re-arms the timer. An error changes nothing, saved or in force: an
+// invalid value wraps ErrInvalidConfig, and a save that failed (Spirit
+// killed in the middle included) leaves the whole saved configuration as
+// it was, never a mix of old and new.
 func (l *Loop) SetConfig(ctx context.Context, u ConfigUpdate) (Config, error) {
-	l.mu.Lock()
-	c, err := u.apply(l.cfg)
+	l.saving.Lock()
+	defer l.saving.Unlock()
+	old := l.Config()
+	c, err := u.apply(old)
 	if err != nil {
-		l.mu.Unlock()
-		return l.cfg, err
+		return old, err
 	}
-	l.cfg = c
-	l.mu.Unlock()
 	if s := l.opt.Settings; s != nil {
-		for key, v := range map[string]string{keyEnabled: strconv.FormatBool(c.Enabled),
-			keyInterval: c.Interval.String(), keyWindow: c.Window.String(), keyModel: c.Model} {
-			if err := s.SetSetting(ctx, key, v); err != nil {
-				return c, fmt.Errorf("save digest settings: %w", err)
-			}
+		values := map[string]string{keyEnabled: strconv.FormatBool(c.Enabled),
+			keyInterval: c.Interval.String(), keyWindow: c.Window.String(), keyModel: c.Model}
+		err := s.UpdateSettings(ctx, func(map[string]string) (map[string]string, error) { return values, nil })
+		if err != nil {
+			return old, fmt.Errorf("save digest settings: %w", err)
 		}
 	}
+	l.mu.Lock()
+	l.cfg = c
+	l.mu.Unlock()
 	select {
 	case l.changed <- struct{}{}:
 	default:

@@ -33,6 +33,11 @@ const (
 	// the lawyer, once per occurrence; Subject is MeetingSubject(key),
 	// Detail a MeetingOffer.
 	KindMeeting Kind = "meeting"
+	// KindSuggestion: what work outside a conversation (a heartbeat, a
+	// routine, a webhook) found, with an action Spirit could take: Do it
+	// runs the action (ActionPrompt) as a task agent. Without an action,
+	// work's delivery is KindInfo.
+	KindSuggestion Kind = "suggestion"
 
 	// The task agents'.
 	KindQuestion Kind = "question" // ask_user: Detail is a Question
@@ -40,6 +45,15 @@ const (
 	KindHelp     Kind = "help"     // an agent failed: "Need help"
 	KindResult   Kind = "result"   // an agent finished: Message is the summary
 )
+
+// SpiritsOwn reports whether only Spirit's own parts raise nudges of
+// kind: every kind Spirit knows but KindInfo. A local integration (POST
+// /nudges) raises KindInfo or a kind of its own naming, never one that
+// would pass for Spirit's own: an agent's approval or question, a glance.
+func SpiritsOwn(kind Kind) bool {
+	_, known := specs[kind]
+	return known && kind != KindInfo
+}
 
 // Important reports whether an agent waits on the lawyer's answer to a
 // nudge of this kind: such bubbles go first and push a lesser bubble back

@@ -18,7 +18,7 @@ func TestStoredValues(t *testing.T) {
 		KindReminder: "reminder", KindReminderConfirm: "reminder_confirm", KindReminderWhen: "reminder_when",
 		KindReminderTrigger: "reminder_trigger",
 		KindReminderList:    "reminder_list", KindInfo: "info", KindGlance: "glance", KindCommitment: "commitment", KindMeeting: "meeting", KindQuestion: "question",
-		KindApproval: "approval", KindHelp: "help", KindResult: "result",
+		KindApproval: "approval", KindHelp: "help", KindResult: "result", KindSuggestion: "suggestion",
 		Accept: "accept", Dismiss: "dismiss", Snooze: "snooze", Edit: "edit", AnswerPrefix: "answer:",
 		Reply: "reply", Change: "change", OpenReminders: "open_reminders", OpenActivity: "open_activity", AtPrefix: "at:",
 	} {
@@ -245,6 +245,7 @@ func TestSpecFor(t *testing.T) {
 		{KindGlance, "Email", "accept=Draft it|snooze=Not now|dismiss=Dismiss", "Or tell Spirit what to do instead…", false},
 		{KindCommitment, "Said on a call", "accept=Set|change=Change time|dismiss=Dismiss", "Or type another time, e.g. “Thursday at 4 instead”", false},
 		{KindMeeting, "Meeting", "accept=Brief me|snooze=Not now|dismiss=Dismiss", "Or tell Spirit what to prepare…", false},
+		{KindSuggestion, "Spirit", "accept=Do it|snooze=Not now|dismiss=Dismiss", "Or tell Spirit what to do instead…", false},
 		{KindQuestion, "Question", "dismiss=Dismiss", "Type your answer…", true},
 		{KindApproval, "Approval", "accept=Approve|edit=Edit|dismiss=Deny", "Or tell Spirit what to change…", true},
 		{KindHelp, "Need help", "accept=Try again|dismiss=Stop", "Tell Spirit how to go on…", false},

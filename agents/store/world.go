@@ -104,13 +104,14 @@ func (s *Store) AppendAgentTx(ctx context.Context, tx *sql.Tx, rec AgentRecord) 
 }
 
 // SessionEntries returns up to limit world-log entries about one agent
-// session, oldest first: its lifecycle records and the events whose
-// identifier is the session (steps, tool calls, questions, answers).
-// limit <= 0 means no limit.
+// session, oldest first: its lifecycle records and the events it logged
+// itself (AgentEventSource, identified by the session: steps, tool calls,
+// questions, answers). Another source's event under the session's name is
+// not the agent's. limit <= 0 means no limit.
 func (s *Store) SessionEntries(ctx context.Context, session string, limit int) ([]Entry, error) {
 	es, err := queryEntries(ctx, s.r, `SELECT `+entryCols+` FROM (
-		SELECT `+entryCols+` FROM world WHERE session = ? OR identifier = ? ORDER BY id DESC LIMIT ?
-		) ORDER BY id`, session, session, sqlLimit(limit))
+		SELECT `+entryCols+` FROM world WHERE session = ? OR (identifier = ? AND source = ?) ORDER BY id DESC LIMIT ?
+		) ORDER BY id`, session, session, AgentEventSource, sqlLimit(limit))
 	if err != nil {
 		return nil, fmt.Errorf("session %s entries: %w", session, classify(ctx, err))
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,8 +14,8 @@ import (
 )
 
 // Schedule is a routine's standard 5-field cron spec (minute hour
-// day-of-month month day-of-week; names like MON-FRI allowed), read on the
-// lawyer's wall clock.
+// day-of-month month day-of-week; names like MON-FRI allowed; Sunday is 0
+// or 7, as in cron), read on the lawyer's wall clock.
 //
 // Daylight saving changes follow the wall clock: a time that does not
 // exist on the day the clocks go forward runs when they have jumped (02:30
@@ -38,7 +39,9 @@ func ParseSchedule(spec string) (Schedule, error) {
 	if n := len(strings.Fields(spec)); n != 5 {
 		return Schedule{}, fmt.Errorf("cron %q: %w: want 5 fields (minute hour day-of-month month day-of-week), e.g. \"30 8 * * 1-5\"; got %d", spec, store.ErrInvalid, n)
 	}
-	s, err := parser.Parse(spec)
+	f := strings.Fields(spec)
+	f[4] = sundayAsZero(f[4])
+	s, err := parser.Parse(strings.Join(f, " "))
 	if err != nil {
 		return Schedule{}, fmt.Errorf("cron %q: %w: %w", spec, store.ErrInvalid, err)
 	}
@@ -48,6 +51,39 @@ func ParseSchedule(spec string) (Schedule, error) {
 		return Schedule{}, fmt.Errorf("cron %q: %w: that date never comes", spec, store.ErrInvalid)
 	}
 	return sc, nil
+}
+
+// sundayAsZero rewrites a day-of-week field's 7s, which cron reads as
+// Sunday and the cron library refuses, as 0: "7" is "0", "5-7" is
+// "5-6,0", "1-7/2" is "1-6/2,0". Anything else is left for the library
+// to take or refuse.
+func sundayAsZero(dow string) string {
+	items := strings.Split(dow, ",")
+	for i, it := range items {
+		rng, step, stepped := strings.Cut(it, "/")
+		lo, hi, ranged := strings.Cut(rng, "-")
+		switch {
+		case rng == "7", ranged && lo == "7" && hi == "7":
+			items[i] = "0" // "7/2" runs from 7 to the end: only 7
+		case ranged && hi == "7":
+			from, errFrom := strconv.Atoi(lo)
+			by, errBy := 1, error(nil)
+			if stepped {
+				by, errBy = strconv.Atoi(step)
+			}
+			if errFrom != nil || errBy != nil || from < 0 || from > 6 || by < 1 {
+				continue
+			}
+			items[i] = lo + "-6"
+			if stepped {
+				items[i] += "/" + step
+			}
+			if (7-from)%by == 0 {
+				items[i] += ",0"
+			}
+		}
+	}
+	return strings.Join(items, ",")
 }
 
 // String is the spec as parsed, spacing normalised.
@@ -213,7 +249,7 @@ func (r *Runner) RunDue(ctx context.Context) (next time.Time, err error) {
 				errs = append(errs, fmt.Errorf("routine %d: %w", rt.ID, err))
 				continue
 			}
-			r.background(run, req)
+			r.background(run, req, nil)
 		}
 		if n := s.Next(now, loc); !n.IsZero() && (next.IsZero() || n.Before(next)) {
 			next = n

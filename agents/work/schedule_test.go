@@ -65,6 +65,9 @@ func TestParseSchedule(t *testing.T) {
 		{"TZ prefix refused", "TZ=UTC 30 8 * * *", "your own time zone", false},
 		{"minute out of range", "60 8 * * *", "end of range (60) above maximum (59)", false},
 		{"weekday out of range", "0 8 * * 1-8", "above maximum (6)", false},
+		{"Sunday as 7, as in cron", "0 9 * * 7", "0 9 * * 7", true},
+		{"a range to Sunday as 7", "0 9 * * 5-7", "0 9 * * 5-7", true},
+		{"8 is no day", "0 9 * * 8", "above maximum (6)", false},
 		{"a date that never comes", "0 9 30 2 *", "never comes", false},
 		{"not a number", "x 8 * * *", "failed to parse", false},
 	}
@@ -106,6 +109,20 @@ func TestScheduleNext(t *testing.T) {
 			at(t, ny, "2026-11-24 12:00", ""), at(t, ny, "2026-11-27 07:00", ""), "EST"},
 		{"day of month or weekday (either matches)", "0 9 1 * 1", ny,
 			at(t, ny, "2026-11-24 12:00", ""), at(t, ny, "2026-11-30 09:00", ""), "EST"},
+		{"Sunday as 7", "0 9 * * 7", ny,
+			at(t, ny, "2026-11-25 12:00", ""), at(t, ny, "2026-11-29 09:00", ""), "EST"},
+		{"Friday to Sunday as 5-7: Saturday", "0 9 * * 5-7", ny,
+			at(t, ny, "2026-11-27 12:00", ""), at(t, ny, "2026-11-28 09:00", ""), "EST"},
+		{"Friday to Sunday as 5-7: Sunday", "0 9 * * 5-7", ny,
+			at(t, ny, "2026-11-28 12:00", ""), at(t, ny, "2026-11-29 09:00", ""), "EST"},
+		{"Friday to Sunday as 5-7: not Monday", "0 9 * * 5-7", ny,
+			at(t, ny, "2026-11-29 12:00", ""), at(t, ny, "2026-12-04 09:00", ""), "EST"},
+		{"every other day to 7: Sunday, not Saturday", "0 9 * * 1-7/2", ny,
+			at(t, ny, "2026-11-27 12:00", ""), at(t, ny, "2026-11-29 09:00", ""), "EST"},
+		{"every other day to 7: Friday", "0 9 * * 1-7/2", ny,
+			at(t, ny, "2026-11-27 08:00", ""), at(t, ny, "2026-11-27 09:00", ""), "EST"},
+		{"a name and 7 in a list", "0 9 * * SAT,7", ny,
+			at(t, ny, "2026-11-28 12:00", ""), at(t, ny, "2026-11-29 09:00", ""), "EST"},
 		{"month and day", "0 9 15 1 *", ny,
 			at(t, ny, "2026-11-24 12:00", ""), at(t, ny, "2027-01-15 09:00", ""), "EST"},
 		{"spring forward: 02:30 does not exist, runs at 03:00", "30 2 * * *", ny,
@@ -227,5 +244,32 @@ func TestRoutineDedupKey(t *testing.T) {
 	}
 	if id, ok := RoutineSource(3).Routine(); !ok || id != 3 {
 		t.Fatalf("RoutineSource(3).Routine() = %d, %v", id, ok)
+	}
+}
+
+// TestSundayAsZero: the day-of-week field's 7s become the 0 the cron
+// library reads as Sunday, and nothing else changes.
+func TestSundayAsZero(t *testing.T) {
+	for _, tc := range []struct{ name, in, want string }{
+		{"seven", "7", "0"},
+		{"zero stays", "0", "0"},
+		{"every day", "*", "*"},
+		{"a range to seven", "5-7", "5-6,0"},
+		{"the whole week from one", "1-7", "1-6,0"},
+		{"a step that lands on seven", "1-7/2", "1-6/2,0"},
+		{"a step that misses seven", "2-7/2", "2-6/2"},
+		{"seven to seven", "7-7", "0"},
+		{"seven with a step", "7/2", "0"},
+		{"a list", "1,3,7", "1,3,0"},
+		{"names", "SAT,SUN", "SAT,SUN"},
+		{"a name to seven is the library's to refuse", "FRI-7", "FRI-7"},
+		{"eight is the library's to refuse", "8", "8"},
+		{"weekdays", "1-5", "1-5"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := sundayAsZero(tc.in); got != tc.want {
+				t.Errorf("sundayAsZero(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
 	}
 }

@@ -33,8 +33,9 @@ import (
 	"github.com/spirit-app/spirit/agents/work/pace"
 )
 
-// Source says what asked for the work: "heartbeat", "routine:3",
-// "webhook", "calendar", or a local script's own name.
+// Source says what asked for the work: Spirit's own parts ("heartbeat",
+// "routine:3", "calendar"), or a local program through the webhook, in
+// its own namespace ("webhook", "webhook:efile"; WebhookSource).
 type Source string
 
 // Sources the app uses.
@@ -60,11 +61,56 @@ func (s Source) Routine() (int64, bool) {
 	return id, err == nil && id > 0
 }
 
-var sourceRE = regexp.MustCompile(`^[a-z][a-z0-9._-]*(:[a-z0-9._-]+)?$`)
+var (
+	sourceRE = regexp.MustCompile(`^[a-z][a-z0-9._-]*(:[a-z0-9._-]+)?$`)
+	// nameRE is a local program's own name for itself, as the webhook's
+	// caller gives it ("efile", "script:backup").
+	nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*(:[a-z0-9._-]+)?$`)
+)
 
-// Valid reports whether s can name a source: lower-case letters, digits,
-// '.', '_', '-', and at most one ':' before a sub-name, up to 64 bytes.
-func (s Source) Valid() bool { return len(s) <= 64 && sourceRE.MatchString(string(s)) }
+// webhookPrefix begins the source of every request from outside but the
+// plain webhook's.
+const webhookPrefix = string(SourceWebhook) + ":"
+
+// Valid reports whether s can name a source, up to 64 bytes: lower-case
+// letters, digits, '.', '_', '-', and at most one ':' before a sub-name;
+// in the webhook's namespace, a name as WebhookSource takes it.
+func (s Source) Valid() bool {
+	if len(s) > 64 {
+		return false
+	}
+	if name, ok := strings.CutPrefix(string(s), webhookPrefix); ok {
+		return nameRE.MatchString(name)
+	}
+	return sourceRE.MatchString(string(s))
+}
+
+// Outside reports whether s is a local program's, through the webhook,
+// rather than one of Spirit's own parts.
+func (s Source) Outside() bool {
+	return s == SourceWebhook || strings.HasPrefix(string(s), webhookPrefix)
+}
+
+// WebhookSource is the source of a request from outside whose caller
+// named itself name: "" and "webhook" are the webhook itself, any other
+// name is "webhook:"+name (once), so that no caller can pass for one of
+// Spirit's own parts, whatever it calls itself ("calendar" is
+// "webhook:calendar"). A name that cannot be used is an error matching
+// store.ErrInvalid that says what a name may be.
+func WebhookSource(name string) (Source, error) {
+	if name == "" || name == string(SourceWebhook) {
+		return SourceWebhook, nil
+	}
+	s := Source(name)
+	if !s.Outside() {
+		s = Source(webhookPrefix + name)
+	}
+	if !s.Valid() {
+		return "", fmt.Errorf(`work: %w: source must be lower-case letters, digits, ".", "_" or "-", with at most one ":", up to %d characters`,
+			store.ErrInvalid, 64-len(webhookPrefix))
+	}
+	return s, nil
+}
 
 // Reason is why a request was skipped.
 type Reason string
@@ -227,6 +273,22 @@ var DefaultBudget = Budget{Steps: 8, Wall: 2 * time.Minute, MaxTokens: 1024}
 // same again.
 const DefaultDedupWindow = 24 * time.Hour
 
+// Bounds on the runs in flight, so that a flood of requests from outside
+// costs neither a model call each nor a goroutine and a row each.
+const (
+	// DefaultMaxRunning is how many runs may do their work (a model's
+	// steps) at once; the others wait for a slot.
+	DefaultMaxRunning = 4
+	// DefaultMaxQueued is how many requests from outside (Source.Outside)
+	// may be accepted and not yet ended; Start refuses more (ErrTooMany).
+	DefaultMaxQueued = 64
+)
+
+// ErrTooMany is returned (wrapped) by Start for a request from outside
+// while Options.MaxQueued of them are in flight: nothing is recorded, and
+// the caller may try again once some have ended.
+var ErrTooMany = errors.New("too many requests are in flight")
+
 // ErrNoProvider, returned (wrapped) by Options.Provider, skips a request
 // with ReasonNoProvider; so does a nil provider. task.ErrNoProvider is
 // recognised too.
@@ -251,6 +313,12 @@ type Options struct {
 	Tools       []Tool
 	DedupWindow time.Duration // zero: DefaultDedupWindow
 	Budget      Budget        // zero fields: DefaultBudget's
+	// MaxRunning bounds the runs doing their work at once; zero:
+	// DefaultMaxRunning.
+	MaxRunning int
+	// MaxQueued bounds the requests from outside in flight; zero:
+	// DefaultMaxQueued.
+	MaxQueued int
 	// Prices estimate cost; nil: llm.DefaultPrices().
 	Prices map[string]llm.Price
 	// Now is the clock; its location is the lawyer's time zone.
@@ -267,6 +335,12 @@ type Runner struct {
 	mu       sync.Mutex
 	inflight map[Source]held // source → the run holding it
 	stats    Stats           // outcomes recorded since New
+	outside  int             // requests from outside accepted and not ended
+
+	// slots bounds the runs doing their work at once: a run puts a token
+	// in for its work and takes it out after.
+	slots chan struct{}
+	gate  gate
 
 	life   context.Context // background runs (Start, RunDue) end with it
 	cancel context.CancelFunc
@@ -297,7 +371,14 @@ func New(opt Options) (*Runner, error) {
 	if opt.Budget.MaxTokens <= 0 {
 		opt.Budget.MaxTokens = DefaultBudget.MaxTokens
 	}
-	r := &Runner{opt: opt, inflight: map[Source]held{}, stats: Stats{Skips: map[Reason]int64{}}}
+	if opt.MaxRunning <= 0 {
+		opt.MaxRunning = DefaultMaxRunning
+	}
+	if opt.MaxQueued <= 0 {
+		opt.MaxQueued = DefaultMaxQueued
+	}
+	r := &Runner{opt: opt, inflight: map[Source]held{}, stats: Stats{Skips: map[Reason]int64{}},
+		slots: make(chan struct{}, opt.MaxRunning), gate: newGate()}
 	r.life, r.cancel = context.WithCancel(context.Background())
 	return r, nil
 }
@@ -324,20 +405,55 @@ func (r *Runner) Run(ctx context.Context, req Request) (Outcome, error) {
 
 // Start accepts req, records it as queued and runs it in the background,
 // under the runner's life rather than ctx (a webhook's request ends long
-// before its work). The run's id finds its outcome (Runner.Outcome).
+// before its work). The run's id finds its outcome (Runner.Outcome). A
+// request from outside while Options.MaxQueued of them are in flight is
+// refused with ErrTooMany.
 func (r *Runner) Start(ctx context.Context, req Request) (store.WorkRun, error) {
+	var ended func()
+	if req.Source.Outside() {
+		if !r.enqueue() {
+			return store.WorkRun{}, fmt.Errorf("work: %w: %d requests from local programs are still in flight", ErrTooMany, r.opt.MaxQueued)
+		}
+		ended = r.dequeue
+	}
 	run, err := r.accept(ctx, req)
 	if err != nil {
+		if ended != nil {
+			ended()
+		}
 		return store.WorkRun{}, err
 	}
-	r.background(run, req)
+	r.background(run, req, ended)
 	return run, nil
 }
 
-func (r *Runner) background(run store.WorkRun, req Request) {
+// enqueue counts one more request from outside in flight; false, and not
+// counted, when MaxQueued already are.
+func (r *Runner) enqueue() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.outside >= r.opt.MaxQueued {
+		return false
+	}
+	r.outside++
+	return true
+}
+
+func (r *Runner) dequeue() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.outside--
+}
+
+// background executes run under the runner's life; ended, if set, is
+// called once it has its outcome.
+func (r *Runner) background(run store.WorkRun, req Request, ended func()) {
 	r.wg.Add(1)
 	go func() {
 		defer r.wg.Done()
+		if ended != nil {
+			defer ended()
+		}
 		if _, err := r.execute(r.life, run, req); err != nil {
 			r.opt.Log.Error("work: outcome not recorded", "run", run.ID, "source", req.Source, "err", err)
 		}
@@ -438,6 +554,8 @@ func (r *Runner) execute(ctx context.Context, run store.WorkRun, req Request) (O
 		return r.finish(ctx, o, start, req, false)
 	}
 	defer r.release(req.Source, run.ID)
+	// After the outcome is recorded, which counts a delivery from then on.
+	defer r.gate.leave(run.ID)
 	if _, err := r.opt.Store.StartWorkRun(ctx, run.ID); err != nil {
 		if errors.Is(err, store.ErrWorkFinished) {
 			run, rerr := r.opt.Store.WorkRun(ctx, run.ID)
@@ -477,16 +595,15 @@ func (r *Runner) steps(ctx context.Context, o Outcome, req Request) (out Outcome
 		}
 	}
 	// Pacing and the dedup key are known before the work: a message that
-	// could not be shown is not worth a model call.
+	// could not be shown is not worth a model call. The runs already past
+	// this point count as if they had delivered (Runner.enter).
 	pol, err := r.opt.Policy(ctx)
 	if err != nil {
 		return fail(fmt.Errorf("cannot read the pacing settings: %w", err)), false
 	}
-	delivered, nudges, err := r.recent(ctx, now)
-	if err != nil {
+	if why, err := r.enter(ctx, o.ID, req, pol); err != nil {
 		return fail(err), false
-	}
-	if why := Before(now, req.DedupKey, delivered, nudges, pol, r.opt.DedupWindow); why != "" {
+	} else if why != "" {
 		return skip(why), false
 	}
 	work := req.Work
@@ -501,10 +618,18 @@ func (r *Runner) steps(ctx context.Context, o Outcome, req Request) (out Outcome
 		work = r.modelWork(p, model)
 	}
 
+	free, err := r.slot(ctx, req.Source)
+	if err != nil {
+		return fail(err), false
+	}
+	defer free()
 	wctx, cancel := context.WithTimeout(ctx, r.opt.Budget.Wall)
 	res, err := work(wctx, req)
 	cancel()
 	o.Usage = res.Usage
+	if errors.Is(err, ErrDropped) {
+		return skip(ReasonDropped), false // proposal.Check said no; logged where it did
+	}
 	if err != nil {
 		return fail(err), false
 	}

@@ -43,7 +43,14 @@ var (
 	ErrBadRequest = errors.New("bad request") // 400
 	ErrNotFound   = errors.New("not found")   // 404
 	ErrConflict   = errors.New("conflict")    // 409, e.g. the nudge is already closed
+	// ErrTooMany: the backend has as much work from outside as it takes;
+	// 429 with Retry-After.
+	ErrTooMany = errors.New("too many requests")
 )
+
+// tooManyRetrySeconds is the Retry-After of a 429: about the time the
+// runs in flight take to end.
+const tooManyRetrySeconds = 60
 
 // BusyMessage is the error text of a 503 answered because another program
 // held the database locked for longer than Spirit waits.
@@ -122,7 +129,11 @@ type SayResult struct {
 // NewNudge is the body of POST /nudges: a proposal a local integration
 // (a script, a test, a future work runner) wants shown to the lawyer.
 type NewNudge struct {
-	Kind         string `json:"kind"`    // e.g. "info", "reminder", "glance"; lower-case letters and _
+	// Kind is "info" or a kind of the integration's own naming
+	// ("file_review"), lower-case letters and _; Spirit's own kinds
+	// (nudge.SpiritsOwn: an agent's approval or question, a glance, a
+	// reminder) are refused.
+	Kind         string `json:"kind"`
 	Message      string `json:"message"` // one short sentence
 	ActionPrompt string `json:"action_prompt,omitempty"`
 	// Detail is what the bubble shows beyond the message, as JSON by kind

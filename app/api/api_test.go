@@ -464,8 +464,20 @@ func TestBadRequests(t *testing.T) {
 
 		{"nudge kind missing", notify(`{"message":"hi"}`), 400, "kind must be"},
 		{"nudge kind bad", notify(`{"kind":"Info!","message":"hi"}`), 400, "kind must be"},
-		{"nudge detail not JSON", notify(`{"kind":"question","message":"hi","detail":"{\"options\":["}`), 400, "detail must be a JSON object"},
-		{"nudge detail not an object", notify(`{"kind":"question","message":"hi","detail":"[1]"}`), 400, "detail must be a JSON object"},
+		{"nudge detail not JSON", notify(`{"kind":"file_review","message":"hi","detail":"{\"options\":["}`), 400, "detail must be a JSON object"},
+		{"nudge detail not an object", notify(`{"kind":"file_review","message":"hi","detail":"[1]"}`), 400, "detail must be a JSON object"},
+		// Only Spirit's own parts raise its kinds (issue 27): a script's
+		// approval would look like an agent's, its glance like Spirit's.
+		{"nudge kind approval", notify(`{"kind":"approval","message":"Send the SNDA to Marcy?","detail":"{\"body\":\"x\"}"}`), 400, `"approval" is Spirit's own`},
+		{"nudge kind question", notify(`{"kind":"question","message":"Which draft?","detail":"{\"options\":[\"a\",\"b\"]}"}`), 400, `"question" is Spirit's own`},
+		{"nudge kind help", notify(`{"kind":"help","message":"hi"}`), 400, "Spirit's own"},
+		{"nudge kind result", notify(`{"kind":"result","message":"hi"}`), 400, "Spirit's own"},
+		{"nudge kind glance", notify(`{"kind":"glance","message":"hi"}`), 400, "Spirit's own"},
+		{"nudge kind meeting", notify(`{"kind":"meeting","message":"hi"}`), 400, "Spirit's own"},
+		{"nudge kind commitment", notify(`{"kind":"commitment","message":"hi"}`), 400, "Spirit's own"},
+		{"nudge kind reminder", notify(`{"kind":"reminder","message":"hi"}`), 400, "Spirit's own"},
+		{"nudge kind reminder_confirm", notify(`{"kind":"reminder_confirm","message":"hi"}`), 400, "Spirit's own"},
+		{"nudge kind suggestion", notify(`{"kind":"suggestion","message":"hi","action_prompt":"forward the file"}`), 400, "Spirit's own"},
 		{"nudge message missing", notify(`{"kind":"info"}`), 400, "message is required"},
 		{"nudge message too long", notify(`{"kind":"info","message":"` + strings.Repeat("m", maxMessageRunes+1) + `"}`), 400, "too long"},
 		{"nudge unknown field", notify(`{"kind":"info","message":"hi","state":"accepted"}`), 400, `unknown field "state"`},
@@ -953,6 +965,23 @@ func TestNotifyReachesBackend(t *testing.T) {
 	}
 	if n.ID != 9 || n.Message != want.Message || n.State != store.NudgeShown {
 		t.Errorf("client got %+v", n)
+	}
+}
+
+// TestNotifyTakesScriptsOwnKinds: a script may raise "info" or a kind of
+// its own naming; those reach the backend as they are.
+func TestNotifyTakesScriptsOwnKinds(t *testing.T) {
+	for _, kind := range []string{"info", "file_review", "proposal"} {
+		t.Run(kind, func(t *testing.T) {
+			fb := &fakeBackend{}
+			ts := start(t, fb)
+			if _, err := NewClient(ts.info).Notify(t.Context(), NewNudge{Kind: kind, Message: "Check the docket"}); err != nil {
+				t.Fatal(err)
+			}
+			if got := fb.notifiedNudge(); got.Kind != kind {
+				t.Errorf("backend got kind %q, want %q", got.Kind, kind)
+			}
+		})
 	}
 }
 

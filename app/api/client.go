@@ -58,7 +58,7 @@ func (i Info) check() error {
 }
 
 // StatusError is a non-2xx response from the server. It matches
-// ErrBadRequest, ErrNotFound and ErrConflict under errors.Is according to
+// ErrBadRequest, ErrNotFound, ErrConflict and ErrTooMany under errors.Is according to
 // its status code, and store.ErrBusy when the server's database was busy.
 type StatusError struct {
 	Code    int    // HTTP status code
@@ -78,6 +78,8 @@ func (e *StatusError) Is(target error) bool {
 		return e.Code == http.StatusNotFound
 	case ErrConflict:
 		return e.Code == http.StatusConflict
+	case ErrTooMany:
+		return e.Code == http.StatusTooManyRequests
 	case store.ErrBusy:
 		return e.Code == http.StatusServiceUnavailable && e.Message == BusyMessage
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/store"
 )
 
@@ -225,6 +226,10 @@ func (h *handler) notify(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, badRequest("kind must be 1-32 lower-case letters or _"))
 		return
 	}
+	if nudge.SpiritsOwn(req.Kind) {
+		h.fail(w, r, badRequest(`kind %q is Spirit's own: use "info", or a kind of your own such as "file_review"`, req.Kind))
+		return
+	}
 	req.Message = strings.TrimSpace(req.Message)
 	if req.Message == "" {
 		h.fail(w, r, badRequest("message is required"))
@@ -386,6 +391,9 @@ func (h *handler) fail(w http.ResponseWriter, r *http.Request, err error) {
 		h.writeError(w, http.StatusNotFound, err.Error())
 	case errors.Is(err, ErrConflict):
 		h.writeError(w, http.StatusConflict, err.Error())
+	case errors.Is(err, ErrTooMany):
+		w.Header().Set("Retry-After", strconv.Itoa(tooManyRetrySeconds))
+		h.writeError(w, http.StatusTooManyRequests, err.Error())
 	case ctxErr != nil && errors.Is(err, ctxErr):
 		// The client went away or the request ran out of time: not a fault.
 		h.log.Warn("api: request abandoned", "route", r.Pattern, "err", err)

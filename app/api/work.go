@@ -22,7 +22,8 @@ const (
 type WorkBackend interface {
 	// StartWork queues a request and returns its run, before the work
 	// is done. A source that cannot be used is an error matching
-	// ErrBadRequest.
+	// ErrBadRequest; while too many requests from outside are in flight,
+	// one matching ErrTooMany.
 	StartWork(ctx context.Context, w NewWork) (WorkRun, error)
 	// WorkRun returns run id as it stands; ErrNotFound for an unknown id.
 	WorkRun(ctx context.Context, id int64) (WorkRun, error)
@@ -41,9 +42,10 @@ type WorkBackend interface {
 // NewWork is the body of POST /work.
 type NewWork struct {
 	Prompt string `json:"prompt"`
-	// Source names the caller, e.g. "webhook" (the default) or
-	// "script:backup"; lower-case letters, digits, '.', '_', '-' and at
-	// most one ':'.
+	// Source names the caller, e.g. "efile" or "script:backup":
+	// lower-case letters, digits, '.', '_', '-' and at most one ':'. Its
+	// runs are the webhook's, "webhook:<source>" ("webhook" without one),
+	// whatever it calls itself: never one of Spirit's own parts.
 	Source string `json:"source,omitempty"`
 	// DedupKey keeps the same news from being delivered twice in a day.
 	DedupKey string `json:"dedup_key,omitempty"`

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -22,6 +23,9 @@ func (f *fakeWork) StartWork(_ context.Context, w NewWork) (WorkRun, error) {
 	defer f.mu.Unlock()
 	if w.Source == "bad source" {
 		return WorkRun{}, fmt.Errorf("source must be lower-case: %w", ErrBadRequest)
+	}
+	if w.Source == "flood" {
+		return WorkRun{}, fmt.Errorf("Spirit is still working on 64 requests from local programs; try again in a minute: %w", ErrTooMany)
 	}
 	f.started = append(f.started, w)
 	return WorkRun{ID: int64(len(f.started)), Source: w.Source, State: "queued"}, nil
@@ -94,6 +98,22 @@ func TestWorkRoutes(t *testing.T) {
 	defer fw.mu.Unlock()
 	if len(fw.started) != 1 || fw.started[0] != (NewWork{Prompt: "look at this", Source: "script:x", DedupKey: "k1"}) {
 		t.Errorf("started = %+v, want only the good request, trimmed", fw.started)
+	}
+}
+
+// TestWorkTooManyInFlight (issue 27): a request the runner cannot take
+// now is a 429 with Retry-After, which the client reads as ErrTooMany.
+func TestWorkTooManyInFlight(t *testing.T) {
+	fw := &fakeWork{fakeBackend: &fakeBackend{}}
+	ts := start(t, fw)
+	resp := ts.do(t, request{method: "POST", path: "/work", body: `{"prompt":"a","source":"flood"}`})
+	if resp.status != http.StatusTooManyRequests || resp.header.Get("Retry-After") == "" ||
+		!strings.Contains(resp.errorText(t), "try again in a minute") {
+		t.Fatalf("POST /work = %d %v %s, want 429 with Retry-After", resp.status, resp.header, resp.body)
+	}
+	_, err := NewClient(ts.info).StartWork(t.Context(), NewWork{Prompt: "a", Source: "flood"})
+	if !errors.Is(err, ErrTooMany) {
+		t.Errorf("client error %v, want ErrTooMany", err)
 	}
 }
 

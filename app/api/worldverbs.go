@@ -4,6 +4,8 @@ import (
 	"context"
 	"net/http"
 	"regexp"
+
+	"github.com/spirit-app/spirit/agents/store"
 )
 
 // WorldBackend is the part of the Backend that serves the world log's own
@@ -51,8 +53,8 @@ func (h *handler) checkWorld(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, err)
 		return
 	}
-	if !nameRe.MatchString(req.Consumer) {
-		h.fail(w, r, badRequest("consumer must be 1-64 lower-case letters, digits, or _ . : -"))
+	if err := ValidConsumer(req.Consumer); err != nil {
+		h.fail(w, r, err)
 		return
 	}
 	if req.Limit < 0 {
@@ -100,6 +102,10 @@ func ValidWorldEvent(e WorldEvent) error {
 	switch {
 	case !nameRe.MatchString(e.Source):
 		return badRequest("source must be 1-64 lower-case letters, digits, or _ . : - (e.g. bash, chrome, file)")
+	case store.OwnSource(e.Source):
+		// A line under it would read as that part's: an agent's step, the
+		// lawyer's answer.
+		return badRequest("source %q is Spirit's own: name your script instead (e.g. bash, backup)", e.Source)
 	case len([]rune(e.Identifier)) > maxIdentifierRunes:
 		return badRequest("identifier is too long (max %d characters)", maxIdentifierRunes)
 	}
@@ -109,6 +115,19 @@ func ValidWorldEvent(e WorldEvent) error {
 	}
 	if text == "" {
 		return badRequest("text is required")
+	}
+	return nil
+}
+
+// ValidConsumer checks the name a script reads the world log under, the
+// same way through the API and straight to the database: one of Spirit's
+// own cursors (the heartbeat's) is not a script's to move.
+func ValidConsumer(consumer string) error {
+	switch {
+	case !nameRe.MatchString(consumer):
+		return badRequest("consumer must be 1-64 lower-case letters, digits, or _ . : -")
+	case store.OwnCursor(consumer):
+		return badRequest("consumer %q is Spirit's own: name your script's own (e.g. supervisor)", consumer)
 	}
 	return nil
 }
