@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -69,8 +70,17 @@ words or after its arguments. A command's own flags may come before or
 after its arguments; "--" ends them.
 `
 
+// softMemoryLimit is the Go heap Spirit collects harder to stay under
+// (GOMEMLIMIT overrides it). Spirit at rest lives on about 20 MB of heap;
+// reading a large calendar or mail folder builds and drops much more, and
+// without a limit the collector lets the heap grow to twice what is live.
+const softMemoryLimit = 192 << 20
+
 func main() {
 	attachConsole() // before os.Stdout is handed on
+	if os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(softMemoryLimit)
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -143,7 +143,7 @@ func checkFile(path string) (string, error) {
 	case st.Size() > maxCalendarBytes:
 		return "", fieldErr(FieldFile, "%s is larger than %d MiB, more than any calendar Spirit reads", filepath.Base(p), maxCalendarBytes>>20)
 	}
-	if _, err := ReadFile(p); err != nil {
+	if err := isCalendarFile(p); err != nil {
 		return "", fieldErr(FieldFile, "%s is not an iCalendar (.ics) file Spirit can read", filepath.Base(p))
 	}
 	return p, nil
@@ -197,7 +197,11 @@ func addCalDAV(ctx context.Context, st *store.Store, keys SecretSetter, hc *http
 	if err != nil {
 		return nil, &FieldError{Field: FieldServer, Err: err}
 	}
-	found, err := d.FindCalendars(ctx)
+	// The same bound as a sync: a server that answers a byte at a time is
+	// given up on.
+	fctx, cancel := context.WithTimeout(ctx, SyncDeadline)
+	defer cancel()
+	found, err := d.FindCalendars(fctx)
 	if err != nil {
 		return nil, connectError(err)
 	}
@@ -308,6 +312,7 @@ const (
 	plainNoPassword
 	plainHeld
 	plainRedirect
+	plainTooLarge
 )
 
 // plainKind sorts an error's text into what the lawyer can do about it.
@@ -326,6 +331,8 @@ func plainKind(msg string) int {
 		return plainHeld
 	case has("the server sent spirit to another address"):
 		return plainRedirect
+	case has("too large", "larger than"):
+		return plainTooLarge
 	// Status codes go with their text: a bare "401" may be in a port.
 	case has("401 unauthorized", "403 forbidden", "unauthorized", "forbidden"):
 		return plainSignIn
@@ -365,6 +372,8 @@ func Plain(msg string) string {
 		return "What is at this address is not a calendar Spirit can read (iCalendar, .ics)."
 	case plainServer:
 		return "The calendar's server had a problem. Spirit tries again every 5 minutes."
+	case plainTooLarge:
+		return "This calendar is larger than Spirit reads (a file up to 64 MiB, a server's answer up to 32 MiB). Ask whoever shares it for a shorter span of time."
 	case plainRedirect:
 		return "The server sent Spirit to another address, and Spirit does not take your password there. If the calendar really moved, remove it and add it again with its new address."
 	case plainHeld:

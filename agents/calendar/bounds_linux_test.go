@@ -246,3 +246,57 @@ func TestAddAndSyncKeepsOnlyWhatReads(t *testing.T) {
 		t.Fatalf("adding a calendar that reads twice = %v, want already added", err)
 	}
 }
+
+// endless writes a multistatus that never ends, as fast as it can, until
+// the client goes.
+func endless(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/xml; charset=utf-8")
+	w.WriteHeader(http.StatusMultiStatus)
+	w.Write([]byte(`<?xml version="1.0"?><d:multistatus xmlns:d="DAV:"><d:response><d:href>/`))
+	chunk := []byte(strings.Repeat("a", 64<<10))
+	for r.Context().Err() == nil {
+		if _, err := w.Write(chunk); err != nil {
+			return
+		}
+	}
+}
+
+// TestCalDAVAnswersBounded: a server whose PROPFIND (on add) or REPORT (on
+// sync) answer never ends is read up to the bound and refused, not read
+// until memory runs out.
+func TestCalDAVAnswersBounded(t *testing.T) {
+	t.Run("add, endless PROPFIND", func(t *testing.T) {
+		srv := httptest.NewServer(http.HandlerFunc(endless))
+		defer srv.Close()
+		st := openStore(t)
+		var err error
+		within(t, time.Minute, func() {
+			_, err = Add(context.Background(), st, memKeys{}, srv.Client(), NewCalendar{Kind: store.CalendarCalDAV,
+				Source: srv.URL + "/", User: "dana", Password: "pw-123456"})
+		})
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != FieldServer {
+			t.Fatalf("Add = %v, want an error on the server field", err)
+		}
+	})
+	t.Run("sync, endless REPORT", func(t *testing.T) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == "PROPFIND" {
+				w.WriteHeader(http.StatusNotFound) // no sync token: the window is read whole
+				return
+			}
+			endless(w, r)
+		}))
+		defer srv.Close()
+		ctx := context.Background()
+		st := openStore(t)
+		c, err := st.AddCalendar(ctx, store.Calendar{Kind: store.CalendarCalDAV, Source: srv.URL + "/dana/work/", Name: "Work"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		within(t, time.Minute, func() { _, err = Sync(ctx, st, c, SyncOptions{HTTP: srv.Client()}) })
+		if err == nil || !strings.Contains(err.Error(), "too large") {
+			t.Fatalf("Sync = %v, want the answer refused as too large", err)
+		}
+	})
+}

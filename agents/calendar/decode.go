@@ -236,9 +236,16 @@ type frame struct {
 // read is held, so a large calendar costs memory in proportion to what top
 // keeps. Lines that cannot be read are skipped and counted, never an error;
 // only input with no VCALENDAR, or a failing reader or callback, is.
-func decodeCalendars(r io.Reader, props func(ical.Prop), top func(*ical.Component) error) (DecodeStats, error) {
+//
+// want, when not nil, says which of a calendar's children to read at all:
+// the others are skipped as they come, without building them.
+func decodeCalendars(r io.Reader, want func(name string) bool, props func(ical.Prop), top func(*ical.Component) error) (DecodeStats, error) {
 	d := &decoder{br: bufio.NewReaderSize(r, 64<<10)}
 	var stack []frame // stack[0] is a VCALENDAR, or something skipped
+	// skipped counts the BEGINs open inside a component being skipped:
+	// nothing of them is kept, so that no input grows the stack past
+	// maxDepth (4.7 million BEGINs without END once took 800 MB).
+	skipped := 0
 	calendars, comps := 0, 0
 	for {
 		line, long, err := d.logical()
@@ -258,18 +265,44 @@ func decodeCalendars(r io.Reader, props func(ical.Prop), top func(*ical.Componen
 			d.stats.Skipped++
 			continue
 		}
+		if skipped > 0 {
+			// Inside a skipped component only BEGIN and END count, and
+			// only as a depth: its END is the one that brings it to zero.
+			// An END naming a component open above it ends the skip too
+			// (and is handled below), so that a flood of BEGINs without
+			// END cannot swallow the rest of the calendar.
+			if p.Name == "BEGIN" {
+				skipped++
+				continue
+			}
+			if p.Name != "END" {
+				continue
+			}
+			top := len(stack) - 1
+			name := strings.ToUpper(strings.TrimSpace(p.Value))
+			if stack[top].name == name || !openAbove(stack[:top], name) {
+				if skipped--; skipped == 0 {
+					stack = stack[:top]
+				}
+				continue
+			}
+			skipped = 0
+		}
 		switch p.Name {
 		case "BEGIN":
 			f := frame{name: strings.ToUpper(strings.TrimSpace(p.Value))}
 			switch {
 			case len(stack) == 0 && f.name != ical.CompCalendar:
 				d.stats.Skipped++ // outside a calendar: skipped whole
+				skipped = 1
 			case len(stack) == 0:
 				calendars++
 				f.c = &ical.Component{Name: f.name, Props: ical.Props{}}
-			case stack[len(stack)-1].c == nil:
+			case len(stack) == 1 && want != nil && !want(f.name):
+				skipped = 1 // not wanted: neither read nor counted
 			case len(stack) >= maxDepth || comps >= maxComponents:
 				d.stats.Dropped++
+				skipped = 1
 			default:
 				comps++
 				f.c = &ical.Component{Name: f.name, Props: ical.Props{}}
@@ -329,7 +362,11 @@ func decodeCalendars(r io.Reader, props func(ical.Prop), top func(*ical.Componen
 		}
 	}
 	// Components never ended (a truncated file) are left out: half an
-	// event is worse than none. The VCALENDAR itself may go unended.
+	// event is worse than none. The VCALENDAR itself may go unended. A
+	// skipped component at the top was counted when it began.
+	if skipped > 0 {
+		stack = stack[:len(stack)-1]
+	}
 	for i, f := range stack {
 		if i > 0 && f.c != nil {
 			d.stats.Dropped++
@@ -341,11 +378,21 @@ func decodeCalendars(r io.Reader, props func(ical.Prop), top func(*ical.Componen
 	return d.stats, nil
 }
 
+// openAbove reports whether a component named name is open in stack.
+func openAbove(stack []frame, name string) bool {
+	for _, f := range stack {
+		if f.name == name {
+			return true
+		}
+	}
+	return false
+}
+
 // decodeLimited is decodeCalendars on at most maxBytes of r: more is an
 // error.
-func decodeLimited(r io.Reader, maxBytes int64, props func(ical.Prop), top func(*ical.Component) error) (DecodeStats, error) {
+func decodeLimited(r io.Reader, maxBytes int64, want func(string) bool, props func(ical.Prop), top func(*ical.Component) error) (DecodeStats, error) {
 	lr := &limitedReader{r: r, n: maxBytes}
-	stats, err := decodeCalendars(lr, props, top)
+	stats, err := decodeCalendars(lr, want, props, top)
 	if lr.over {
 		return stats, fmt.Errorf("calendar larger than %d MiB: %w", maxBytes>>20, ErrTooLarge)
 	}

@@ -154,10 +154,10 @@ func TestParseDeepAndWide(t *testing.T) {
 func TestDecodeLimited(t *testing.T) {
 	ics := wrapCal(okEvent)
 	n := 0
-	if _, err := decodeLimited(strings.NewReader(ics), int64(len(ics)), func(ical.Prop) {}, func(*ical.Component) error { n++; return nil }); err != nil || n != 1 {
+	if _, err := decodeLimited(strings.NewReader(ics), int64(len(ics)), nil, func(ical.Prop) {}, func(*ical.Component) error { n++; return nil }); err != nil || n != 1 {
 		t.Fatalf("exactly at the bound: %v, %d events", err, n)
 	}
-	_, err := decodeLimited(io.MultiReader(strings.NewReader(ics), strings.NewReader(strings.Repeat("X:y\r\n", 10))), int64(len(ics)), func(ical.Prop) {}, func(*ical.Component) error { return nil })
+	_, err := decodeLimited(io.MultiReader(strings.NewReader(ics), strings.NewReader(strings.Repeat("X:y\r\n", 10))), int64(len(ics)), nil, func(ical.Prop) {}, func(*ical.Component) error { return nil })
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("past the bound: %v, want ErrTooLarge", err)
 	}

@@ -63,38 +63,47 @@ func ReadFile(path string) (*ical.Calendar, error) {
 	return Parse(io.LimitReader(f, maxCalendarBytes))
 }
 
+// isCalendarFile reports whether path is a regular file that holds an
+// iCalendar object, reading it without building any of it.
+func isCalendarFile(path string) error {
+	f, err := openCalendarFile(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = decodeLimited(f, maxCalendarBytes, func(string) bool { return false }, func(ical.Prop) {},
+		func(*ical.Component) error { return nil })
+	return err
+}
+
 // eventsFrom reads the events of a calendar as EventsOf does, without the
 // whole calendar in memory at once: a first pass keeps only its zones, a
 // second turns each event into its row as soon as it is read. open gives
 // the calendar from its start, each time it is called.
 func eventsFrom(open func() (io.ReadCloser, error)) ([]store.CalendarEvent, DecodeStats, error) {
 	zonesOnly := ical.NewCalendar()
-	pass := func(top func(*ical.Component) error) (DecodeStats, error) {
+	pass := func(want string, top func(*ical.Component) error) (DecodeStats, error) {
 		r, err := open()
 		if err != nil {
 			return DecodeStats{}, err
 		}
 		defer r.Close()
-		stats, err := decodeLimited(r, maxCalendarBytes, func(ical.Prop) {}, top)
+		stats, err := decodeLimited(r, maxCalendarBytes, func(name string) bool { return name == want },
+			func(ical.Prop) {}, top)
 		if err != nil {
 			return stats, fmt.Errorf("parse calendar: %w", err)
 		}
 		return stats, nil
 	}
-	if _, err := pass(func(c *ical.Component) error {
-		if c.Name == ical.CompTimezone {
-			zonesOnly.Children = append(zonesOnly.Children, c)
-		}
+	if _, err := pass(ical.CompTimezone, func(c *ical.Component) error {
+		zonesOnly.Children = append(zonesOnly.Children, c)
 		return nil
 	}); err != nil {
 		return nil, DecodeStats{}, err
 	}
 	x := &expander{z: newZones(zonesOnly), loc: time.UTC}
 	var out []store.CalendarEvent
-	stats, err := pass(func(c *ical.Component) error {
-		if c.Name != ical.CompEvent {
-			return nil
-		}
+	stats, err := pass(ical.CompEvent, func(c *ical.Component) error {
 		e, err := x.row(c, "", "")
 		if err != nil {
 			slog.Warn("calendar: event not stored", "uid", clip(propText(c, ical.PropUID), 200), "err", err)

@@ -132,7 +132,7 @@ func Parse(r io.Reader) (*ical.Calendar, error) {
 
 func parseStats(r io.Reader) (*ical.Calendar, DecodeStats, error) {
 	out := ical.NewCalendar()
-	stats, err := decodeCalendars(r, func(p ical.Prop) {
+	stats, err := decodeCalendars(r, nil, func(p ical.Prop) {
 		// The first VCALENDAR's own properties stand for all of them.
 		out.Props[p.Name] = append(out.Props[p.Name], p)
 	}, func(c *ical.Component) error {
