@@ -12,12 +12,11 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// The repository holds no licence, and FyneApp.toml names no maintainer:
-// both are decided here, in one place, until the company decides them
-// (SPDX's LicenseRef- form says "not a known open licence").
+// The licence (LICENSE, MIT) and the maintainer, as every package names
+// them: here, in one place.
 const (
-	license    = "LicenseRef-proprietary"
-	maintainer = "Spirit <packages@spirit.app>"
+	license    = "MIT"
+	maintainer = "Spirit maintainers <packages@spirit.app>"
 	// metadataLicense covers the AppStream file alone (the store listing's
 	// text), which AppStream requires to be a permissive licence.
 	metadataLicense = "CC0-1.0"
