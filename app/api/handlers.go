@@ -226,7 +226,7 @@ func (h *handler) notify(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, r, badRequest("kind must be 1-32 lower-case letters or _"))
 		return
 	}
-	if nudge.SpiritsOwn(req.Kind) {
+	if nudge.SpiritsOwn(req.Kind) && !ownKindsFromOutside {
 		h.fail(w, r, badRequest(`kind %q is Spirit's own: use "info", or a kind of your own such as "file_review"`, req.Kind))
 		return
 	}

@@ -102,7 +102,9 @@ func newAgentWorld(t *testing.T, protocol string) *agentWorld {
 	}
 	bctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
-	w.bin = programs.Build(t, bctx, "github.com/spirit-app/spirit", "sqlite_fts5")
+	// spirittest: these tests raise Spirit's own nudge kinds through the
+	// API, which a shipped build refuses (app/api/ownkinds_release.go).
+	w.bin = programs.Build(t, bctx, "github.com/spirit-app/spirit", "sqlite_fts5", "spirittest")
 	return w
 }
 
