@@ -200,16 +200,7 @@ func (s *Store) Calendar(ctx context.Context, id int64) (Calendar, error) {
 
 // RemoveCalendar deletes a calendar source and all its events.
 func (s *Store) RemoveCalendar(ctx context.Context, id int64) error {
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `DELETE FROM calendars WHERE id = ?`, id)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrNotFound
-		}
-		return nil
-	})
+	err := s.execCalendar(ctx, `DELETE FROM calendars WHERE id = ?`, id)
 	if err != nil {
 		return fmt.Errorf("remove calendar %d: %w", id, err)
 	}
@@ -360,6 +351,21 @@ func (s *Store) MarkCalendarSynced(ctx context.Context, id int64, sync CalendarS
 	return nil
 }
 
+// execCalendar runs one statement on one calendar row in a write
+// transaction; ErrNotFound when no row was touched.
+func (s *Store) execCalendar(ctx context.Context, query string, args ...any) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNotFound
+		}
+		return nil
+	})
+}
+
 // BeginCalendarSync notes that a sync of calendar id starts; EndCalendarSync
 // that it ended, however it ended. A sync begun and never ended is one
 // Spirit died in (HoldInterruptedCalendars).
@@ -374,16 +380,7 @@ func (s *Store) EndCalendarSync(ctx context.Context, id int64) error {
 }
 
 func (s *Store) setSyncStarted(ctx context.Context, id int64, at sql.NullInt64) error {
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE calendars SET sync_started = ? WHERE id = ?`, at, id)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrNotFound
-		}
-		return nil
-	})
+	err := s.execCalendar(ctx, `UPDATE calendars SET sync_started = ? WHERE id = ?`, at, id)
 	if err != nil {
 		return fmt.Errorf("calendar %d sync mark: %w", id, err)
 	}
@@ -430,16 +427,7 @@ func (s *Store) HoldInterruptedCalendars(ctx context.Context, msg string) ([]Cal
 // ReleaseCalendar lifts a hold: the lawyer asked for the calendar again.
 // Its error stays until its next sync ends.
 func (s *Store) ReleaseCalendar(ctx context.Context, id int64) error {
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE calendars SET held = 0 WHERE id = ?`, id)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrNotFound
-		}
-		return nil
-	})
+	err := s.execCalendar(ctx, `UPDATE calendars SET held = 0 WHERE id = ?`, id)
 	if err != nil {
 		return fmt.Errorf("release calendar %d: %w", id, err)
 	}
@@ -449,16 +437,7 @@ func (s *Store) ReleaseCalendar(ctx context.Context, id int64) error {
 // SetCalendarError records a failed sync; the events stay as they were.
 func (s *Store) SetCalendarError(ctx context.Context, id int64, msg string) error {
 	_, ms := s.now()
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, `UPDATE calendars SET last_error = ?, error_at = ? WHERE id = ?`, msg, ms, id)
-		if err != nil {
-			return err
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return ErrNotFound
-		}
-		return nil
-	})
+	err := s.execCalendar(ctx, `UPDATE calendars SET last_error = ?, error_at = ? WHERE id = ?`, msg, ms, id)
 	if err != nil {
 		return fmt.Errorf("set calendar %d error: %w", id, err)
 	}
