@@ -52,6 +52,27 @@ func (c *Core) taskFromNudge(ctx context.Context, n store.Nudge, text string) er
 			nt.Context.Check = task.CheckModel
 		}
 	}
+	if n.Kind == string(nudge.KindSuggestion) {
+		var sg nudge.Suggestion
+		if err := nudge.ReadDetail(n.Detail, &sg); err != nil {
+			return fmt.Errorf("suggestion %d: %w", n.ID, err)
+		}
+		if sg.Thread > 0 && len(sg.To) > 0 {
+			// The reply work proposed, on the thread and to the people
+			// code checked. As accepted, the task may draft nothing else;
+			// the lawyer's own words may ask for more (and every draft
+			// still waits for their approval).
+			nt.Context.ThreadID, nt.Context.Check = sg.Thread, task.CheckDraft
+			if th, err := index.New(c.store).ReadEmailThread(ctx, sg.Thread); err == nil {
+				nt.Context.Subject = th.Subject
+			}
+			if text == "" {
+				nt.Context.To = sg.To
+			} else {
+				nt.Context.Check = task.CheckModel
+			}
+		}
+	}
 	_, err := c.startTask(ctx, nt)
 	if errors.Is(err, task.ErrNoProvider) {
 		return nil // already told, plainly

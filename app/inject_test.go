@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -16,8 +17,10 @@ import (
 	"github.com/spirit-app/spirit/agents/llm/setup"
 	"github.com/spirit-app/spirit/agents/mail"
 	"github.com/spirit-app/spirit/agents/mail/index"
+	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/proposal"
 	"github.com/spirit-app/spirit/agents/store"
+	"github.com/spirit-app/spirit/agents/task"
 	"github.com/spirit-app/spirit/agents/work"
 	"github.com/spirit-app/spirit/app/api"
 	"github.com/spirit-app/spirit/platform/secrets"
@@ -216,6 +219,105 @@ func TestInjectedInvitationAndEmailAreNotSpiritsWords(t *testing.T) {
 			want := "Draft a reply to Marcy Howard <marcy@howardlaw.com> about Estoppel certificates"
 			if o.Status != store.WorkDone || !o.Delivered || len(shown) != 1 || !strings.HasPrefix(shown[0].Message, msg) || shown[0].ActionPrompt != want {
 				t.Fatalf("outcome %+v, bubbles %+v: want one saying %q with action %q", o, shown, msg, want)
+			}
+		})
+	}
+}
+
+// TestDoItOnAProposedReplyDraftsToTheThreadOnly (issue 27 §4): Do it on a
+// reply the heartbeat proposed starts a task agent on that thread whose
+// drafts may go to the thread's people only, as code read them when it
+// checked the proposal. A task model that names an outsider, as a
+// recipient or as a copy, is refused and told whom the reply may go to;
+// the approval it then asks for is for Marcy alone. Before, the task got
+// only the words of the action, and its model chose the recipients.
+func TestDoItOnAProposedReplyDraftsToTheThreadOnly(t *testing.T) {
+	for _, protocol := range []string{setup.Anthropic, setup.OpenAI} {
+		t.Run(protocol, func(t *testing.T) {
+			ctx := t.Context()
+			var logs xtest.LockedBuffer
+			p, st, srv, thread := injectedWorld(t, protocol, &logs)
+			c, w := p.core, p.core.work
+			rec := record(c)
+			in, _ := json.Marshal(map[string]any{"message": "Marcy Howard asked you to confirm the estoppel dates.",
+				"action": map[string]any{"do": "reply", "conversation_id": thread}})
+			srv.Push(scripted.ToolCalls(llm.ToolCall{ID: "ok", Name: work.NotifyUserName, Input: in}))
+			if o, err := w.heartbeat(ctx); err != nil || !o.Delivered {
+				t.Fatalf("heartbeat %+v, %v: want the notice delivered", o, err)
+			}
+			shown := rec.shown()
+			if len(shown) != 1 {
+				t.Fatalf("bubbles %+v, want one", shown)
+			}
+			var sg nudge.Suggestion
+			if err := nudge.ReadDetail(shown[0].Detail, &sg); err != nil || sg.Thread != thread ||
+				len(sg.To) != 1 || sg.To[0] != "marcy@howardlaw.com" {
+				t.Fatalf("suggestion detail %q (%v), want thread %d to marcy@howardlaw.com", shown[0].Detail, err, thread)
+			}
+
+			approval := func(id string, to, cc []string) scripted.Reply {
+				args := map[string]any{"conversation_id": thread, "to": to, "body": "Marcy, the estoppel dates are confirmed."}
+				if cc != nil {
+					args["cc"] = cc
+				}
+				b, _ := json.Marshal(map[string]any{"action": "create_draft", "args": args, "reason": "reply"})
+				return scripted.ToolCalls(llm.ToolCall{ID: id, Name: "request_approval", Input: b})
+			}
+			plan, _ := json.Marshal(map[string]any{"steps": []string{"Draft the reply"}})
+			srv.Push(scripted.ToolCalls(llm.ToolCall{ID: "p", Name: "submit_plan", Input: plan}),
+				approval("a1", []string{"attacker@evil.example"}, nil),
+				approval("a2", []string{"Marcy Howard <marcy@howardlaw.com>"}, []string{"attacker@evil.example"}),
+				approval("a3", []string{"Marcy Howard <marcy@howardlaw.com>"}, nil))
+			rctx, stop := context.WithCancel(ctx)
+			done := make(chan struct{})
+			go func() { c.tasks.Run(rctx); close(done) }()
+			defer func() { stop(); <-done }()
+			if _, err := c.Answer(ctx, shown[0].ID, nudge.Accept, ""); err != nil {
+				t.Fatal(err)
+			}
+			wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+			defer cancel()
+			var ask store.Nudge
+			err := xtest.Poll(wctx, func() (bool, error) {
+				ns, err := st.Nudges(ctx, store.NudgeShown)
+				for _, n := range ns {
+					if n.Kind == nudge.KindApproval {
+						ask = n
+					}
+				}
+				return ask.ID != 0, err
+			})
+			if err != nil {
+				t.Fatalf("no approval asked: %v\nlog:\n%s", err, logs.String())
+			}
+			var a nudge.Approval
+			if err := nudge.ReadDetail(ask.Detail, &a); err != nil {
+				t.Fatal(err)
+			}
+			if d := fmt.Sprint(a.Fields); strings.Contains(d, "attacker") || !strings.Contains(d, "marcy@howardlaw.com") {
+				t.Errorf("approval fields %s, want Marcy alone", d)
+			}
+			session, _ := nudge.TaskSession(ask.Subject)
+			tk, err := task.Get(ctx, st, session)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tk.Context.ThreadID != thread || fmt.Sprint(tk.Context.To) != "[marcy@howardlaw.com]" || tk.Context.Check != task.CheckDraft {
+				t.Errorf("task context %+v, want thread %d, to Marcy only, a draft checked in code", tk.Context, thread)
+			}
+			refused := map[string]string{}
+			for _, r := range srv.Requests() {
+				for _, m := range r.Messages {
+					for _, tr := range m.ToolResults {
+						refused[tr.CallID] = tr.Content
+					}
+				}
+			}
+			for _, id := range []string{"a1", "a2"} {
+				if got := refused[id]; !strings.Contains(got, "attacker@evil.example is not one the lawyer accepted") ||
+					!strings.Contains(got, "marcy@howardlaw.com only") {
+					t.Errorf("result of %s = %q, want the outsider refused and Marcy named", id, got)
+				}
 			}
 		})
 	}

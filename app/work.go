@@ -106,6 +106,9 @@ func WorkNudge(d work.Delivery) store.Nudge {
 	if d.Action != "" {
 		n.Kind, n.ActionPrompt = nudge.KindSuggestion, d.Action
 		n.Message = d.Message + "\n\nDo it: " + d.Action
+		if d.Thread > 0 && len(d.To) > 0 {
+			n.Detail, _ = nudge.Detail(nudge.Suggestion{Thread: d.Thread, To: d.To})
+		}
 	}
 	return n
 }

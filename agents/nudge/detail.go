@@ -62,6 +62,15 @@ type DocumentRef struct {
 	Markdown string `json:"markdown"`
 }
 
+// Suggestion is a suggestion nudge's Detail when its Do it drafts a reply
+// that code checked (package proposal): the lawyer's thread and the
+// recipients, its people. Do it starts the task with exactly these, and
+// the task may draft to no one else.
+type Suggestion struct {
+	Thread int64    `json:"conversation_id"`
+	To     []string `json:"to"`
+}
+
 // Field is one labelled line of an approval, e.g. To: Marcy Howard.
 type Field struct {
 	Label string `json:"label"`

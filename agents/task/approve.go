@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	netmail "net/mail"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -50,8 +51,42 @@ func (a draftAction) canonical() string {
 
 // resolveDraft turns create_draft arguments into the action: the account,
 // the message answered and its threading headers come from the index, not
-// from the model.
-func (r *Runner) resolveDraft(ctx context.Context, raw json.RawMessage) (draftAction, error) {
+// from the model. A task that drafts a proposed reply (tc.To) may draft
+// only that reply, to those people.
+func (r *Runner) resolveDraft(ctx context.Context, tc Context, raw json.RawMessage) (draftAction, error) {
+	act, err := r.draftOf(ctx, raw)
+	if err != nil {
+		return draftAction{}, err
+	}
+	if err := proposedOnly(tc, act); err != nil {
+		return draftAction{}, err
+	}
+	return act, nil
+}
+
+// proposedOnly refuses a draft outside what the lawyer accepted: for a
+// task with tc.To set, a reply on tc.ThreadID whose every recipient is
+// one of tc.To. The refusal tells the agent what it may do.
+func proposedOnly(tc Context, act draftAction) error {
+	if len(tc.To) == 0 {
+		return nil
+	}
+	allowed := func(a mail.Address) bool {
+		return slices.ContainsFunc(tc.To, func(e string) bool { return strings.EqualFold(strings.TrimSpace(e), a.Email) })
+	}
+	if tc.ThreadID > 0 && act.ThreadID != tc.ThreadID {
+		return fmt.Errorf("this task drafts the reply the lawyer accepted, on conversation_id %d only", tc.ThreadID)
+	}
+	for _, a := range append(append([]mail.Address{}, act.draft.To...), act.draft.Cc...) {
+		if !allowed(a) {
+			return fmt.Errorf("recipient %s is not one the lawyer accepted: this reply may go to %s only", a.Email, strings.Join(tc.To, ", "))
+		}
+	}
+	return nil
+}
+
+// draftOf resolves create_draft arguments against the index.
+func (r *Runner) draftOf(ctx context.Context, raw json.RawMessage) (draftAction, error) {
 	var a draftArgs
 	if err := json.Unmarshal(raw, &a); err != nil {
 		return draftAction{}, fmt.Errorf("bad create_draft arguments: %w", err)
@@ -233,7 +268,7 @@ func (r *Runner) pause(ctx context.Context, t *Task, c llm.ToolCall, done []llm.
 		if a.Action != toolCreateDraft {
 			return errResult(c, fmt.Sprintf("%q cannot be approved: the actions that need approval are %s", a.Action, strings.Join(r.writeNames(), ", "))), false, nil
 		}
-		act, err := r.resolveDraft(ctx, a.Args)
+		act, err := r.resolveDraft(ctx, t.Context, a.Args)
 		if err != nil {
 			return errResult(c, err.Error()), false, nil
 		}
@@ -365,7 +400,7 @@ func approvedArgs(tool, canonical string) string {
 // approval for exactly this action; the approval is used up in the same
 // breath, so one approval saves one draft.
 func (r *Runner) createDraft(ctx context.Context, t *Task, raw json.RawMessage) (string, error) {
-	act, err := r.resolveDraft(ctx, raw)
+	act, err := r.resolveDraft(ctx, t.Context, raw)
 	if err != nil {
 		return "", err
 	}

@@ -70,11 +70,17 @@ func (r *Runner) systemPrompt(ctx context.Context, t *Task) string {
 func (r *Runner) kickoff(t *Task) string {
 	s := "Task: " + t.Prompt
 	switch {
+	case t.Context.ThreadID > 0 && t.Context.MessageID == "":
+		// A reply Spirit proposed unasked, on one of the lawyer's threads.
+		s += fmt.Sprintf("\nIt is about the lawyer's email thread %q: conversation_id %d.", t.Context.Subject, t.Context.ThreadID)
 	case t.Context.ThreadID > 0:
 		s += fmt.Sprintf("\nIt is about the email %q the lawyer has open: conversation_id %d, newest message_id %s.",
 			t.Context.Subject, t.Context.ThreadID, t.Context.MessageID)
 	case t.Context.MessageID != "":
 		s += fmt.Sprintf("\nIt is about the email with message_id %s that the lawyer has open.", t.Context.MessageID)
+	}
+	if len(t.Context.To) > 0 {
+		s += fmt.Sprintf("\nThe reply goes to %s, and to no one else.", strings.Join(t.Context.To, ", "))
 	}
 	if len(t.State.Plan) > 0 {
 		s += fmt.Sprintf("\nStart with step 1: %s", t.State.Plan[0])

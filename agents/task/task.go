@@ -55,6 +55,11 @@ type Context struct {
 	MessageID string `json:"message_id,omitempty"`
 	Subject   string `json:"subject,omitempty"`
 	ThreadID  int64  `json:"conversation_id,omitempty"` // its thread in the mail index
+	// To, if set, are the only recipients a draft of this task may have,
+	// on ThreadID only: the lawyer accepted a reply Spirit proposed, to
+	// the thread's people as code read them (package proposal), and the
+	// agent may not add or swap anyone (resolveDraft).
+	To []string `json:"to,omitempty"`
 	// Check, if set, lets the verifier decide in code (CheckDraft).
 	Check string `json:"check,omitempty"`
 	// Document, if set, is the title of the document the verified result

@@ -179,7 +179,14 @@ func CheckNotice(ctx context.Context, ix *index.Index, n NoticeCall) (Notice, er
 	if err != nil {
 		return Notice{}, err
 	}
-	return Notice{Message: c.Message, Action: c.Prompt}, nil
+	out := Notice{Message: c.Message, Action: c.Prompt}
+	if c.Action == proposal.Reply && c.Thread != nil {
+		out.Thread = c.Thread.ID
+		for _, p := range c.To {
+			out.To = append(out.To, p.Email)
+		}
+	}
+	return out, nil
 }
 
 func cut(s string, n int) string {

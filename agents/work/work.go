@@ -145,6 +145,12 @@ type Notice struct {
 	// Action, if set, is a task Spirit would do if the lawyer accepts
 	// (the nudge's action prompt): the only way work leads to a write.
 	Action string `json:"action,omitempty"`
+	// Thread and To, for a reply that proposal.Check built: the lawyer's
+	// thread it answers and its recipients, the thread's people. Do it
+	// drafts exactly there, to exactly them: the task agent may not pick
+	// others (task.Context.To).
+	Thread int64    `json:"conversation_id,omitempty"`
+	To     []string `json:"to,omitempty"`
 }
 
 // Usage is what a run cost.
@@ -250,6 +256,9 @@ type Delivery struct {
 	Source  Source
 	Message string
 	Action  string // the nudge's action prompt, if any
+	// Thread and To are a checked reply's thread and recipients (Notice).
+	Thread int64
+	To     []string
 	// Subject is the nudge's subject (store.WorkIdentifier): the hourly
 	// cap and the glance count nudges by it (pace.Unasked).
 	Subject string
@@ -664,8 +673,12 @@ func (r *Runner) steps(ctx context.Context, o Outcome, req Request) (out Outcome
 	if req.Deliver != nil {
 		deliver = req.Deliver
 	}
-	id, err := deliver(ctx, Delivery{RunID: o.ID, Source: req.Source, Message: n.Message, Action: n.Action,
-		Subject: store.WorkIdentifier(o.ID)})
+	d := Delivery{RunID: o.ID, Source: req.Source, Message: n.Message, Action: n.Action,
+		Subject: store.WorkIdentifier(o.ID)}
+	if n.Action != "" && n.Thread > 0 && len(n.To) > 0 {
+		d.Thread, d.To = n.Thread, n.To
+	}
+	id, err := deliver(ctx, d)
 	if err != nil {
 		o.Err = "delivery failed: " + err.Error()
 		return o, true

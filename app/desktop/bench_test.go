@@ -129,7 +129,7 @@ func openMenu(t *testing.T, ctx context.Context, d *desk, p *xtest.Proc, orb xte
 	t.Helper()
 	clicked := time.Now()
 	click(t, d.disp, orb.Rect.Min.Add(image.Pt(orbPx/2, orbPx/2)))
-	if _, err := d.disp.WaitWindow(ctx, "Spirit menu", func(w xtest.WindowInfo) bool { return w.Viewable }); err != nil {
+	if _, err := d.disp.WaitWindow(ctx, "Spirit menu", menuOnScreen); err != nil {
 		t.Fatalf("the menu did not open: %v\n%s", err, p.Output())
 	}
 	return float64(time.Since(clicked).Microseconds()) / 1000

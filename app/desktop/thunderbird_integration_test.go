@@ -140,6 +140,10 @@ type paneRun struct {
 // failed.
 func (r *paneRun) stop(t *testing.T, ctx context.Context) {
 	t.Helper()
+	// A test that ran out of its time still reports the world log and
+	// checks the clean exit: both get time of their own.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
 	if t.Failed() {
 		t.Logf("world log (screen and glance):\n  %s", strings.Join(r.log(ctx, 0), "\n  "))
 	}

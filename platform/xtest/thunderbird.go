@@ -405,10 +405,8 @@ func (tb *Thunderbird) SelectMessageTimed(ctx context.Context, subject string) (
 	if err := tb.activate(ctx); err != nil {
 		return sel, fmt.Errorf("select %q: %w", subject, err)
 	}
-	// Ctrl+Shift+K focuses the quick filter's text box; Ctrl+A makes the
-	// typed text replace any earlier filter.
-	if err := tb.key(ctx, "ctrl+shift+k", "ctrl+a"); err != nil {
-		return sel, err
+	if err := tb.focusFilter(ctx); err != nil {
+		return sel, fmt.Errorf("select %q: %w", subject, err)
 	}
 	if err := tb.typeText(ctx, text); err != nil {
 		return sel, err
@@ -443,6 +441,52 @@ func (tb *Thunderbird) SelectMessageTimed(ctx context.Context, subject string) (
 	}
 	return sel, nil
 }
+
+// focusFilter puts the keyboard focus in the quick filter's text box
+// (Ctrl+Shift+K), its text selected (Ctrl+A) so that what is typed
+// replaces any earlier filter, and returns once the window shows it.
+// Letters typed anywhere else are Thunderbird's one-key commands (A
+// archives, J marks junk, C opens "Mark Messages as Read by Date"), so
+// nothing may be typed before the box is seen to take the focus. Just
+// after a window of Thunderbird's own closes, Thunderbird has been seen
+// to drop the key while it takes its main window back (CI, once): the
+// keys are sent again, up to filterTries times.
+func (tb *Thunderbird) focusFilter(ctx context.Context) error {
+	// The focus is elsewhere (in the list, after a selection) when this
+	// is called: the box's focus ring, or the bar appearing, changes the
+	// window.
+	if _, _, err := tb.settle(ctx, nil); err != nil {
+		return err
+	}
+	for try := 1; ; try++ {
+		if err := tb.activate(ctx); err != nil {
+			return err
+		}
+		before, err := tb.capture()
+		if err != nil {
+			return err
+		}
+		if err := tb.key(ctx, "ctrl+shift+k", "ctrl+a"); err != nil {
+			return err
+		}
+		changed, _, err := tb.settle(ctx, before)
+		if err != nil {
+			return err
+		}
+		if changed {
+			return nil
+		}
+		if err := tb.hasFocus(); err != nil {
+			return fmt.Errorf("focusing the quick filter: %w", err)
+		}
+		if try == filterTries {
+			return fmt.Errorf("focusing the quick filter: the window did not change after Ctrl+Shift+K, %d times", try)
+		}
+	}
+}
+
+// filterTries bounds the tries of focusFilter.
+const filterTries = 3
 
 // hasFocus reports an error naming the window that has the keyboard
 // focus if it is not within Thunderbird's main window.
