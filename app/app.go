@@ -214,9 +214,7 @@ func stopParts(log *slog.Logger, p *parts, core *Core, dataDir string, supervise
 		if err := closeStore(); err != nil {
 			return fmt.Errorf("delete all data: the database did not close, nothing was deleted: %w", err)
 		}
-		deleted, err := deleteOwnData(dataDir, d.Models)
-		log.Warn("all Spirit data deleted at the lawyer's request", "folder", dataDir, "deleted", strings.Join(deleted, ", "))
-		if err != nil {
+		if err := deleteAllData(sctx, dataDir, d.Models, log); err != nil {
 			// Start again all the same: the lawyer sees Spirit come back,
 			// and what is left is named in the log.
 			return errors.Join(ErrRestart, err)

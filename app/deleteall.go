@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,13 +32,8 @@ var ErrRestart = errors.New("all Spirit data was deleted: Spirit starts again")
 
 // DeleteAllData asks Spirit to stop, delete all its data in its folder and
 // start again. It returns at once: Run stops every part and closes the
-// database first, deletes while the folder is still locked, then returns
-// ErrRestart.
-//
-// The keychain entry stays: it holds only the key that encrypts
-// secrets.json, and every Spirit data folder of this user shares it (one
-// entry per user), so deleting it would lock the other folders' passwords
-// away. With secrets.json gone, it protects nothing of this folder's.
+// database first, deletes while the folder is still locked
+// (deleteAllData), then returns ErrRestart.
 func (c *Core) DeleteAllData(ctx context.Context, d DeleteAll) error {
 	if c.quit == nil {
 		return errors.New("this Spirit cannot start itself again, so nothing is deleted")
@@ -111,4 +107,32 @@ func deleteOwnData(dataDir string, models bool) ([]string, error) {
 		deleted = append(deleted, n)
 	}
 	return deleted, errors.Join(errs...)
+}
+
+// deleteAllData deletes what "Delete all Spirit data" deletes: the
+// keychain entry Spirit made for this folder (the key to secrets.json;
+// secrets.Forget reads which from secrets.json, so it goes first), then
+// Spirit's files (deleteOwnData). It goes on past a failure, logs what
+// went and what is left, and returns every failure joined, each saying
+// what the lawyer can do.
+func deleteAllData(ctx context.Context, dataDir string, models bool, log *slog.Logger) error {
+	forgot, ferr := secrets.Forget(ctx, dataDir)
+	deleted, err := deleteOwnData(dataDir, models)
+	log.Warn("all Spirit data deleted at the lawyer's request", "folder", dataDir, "deleted", strings.Join(deleted, ", "),
+		"keychain", keychainWords(forgot, ferr))
+	return errors.Join(ferr, err)
+}
+
+// keychainWords says what became of the folder's keychain entry.
+func keychainWords(f secrets.Forgotten, err error) string {
+	switch {
+	case err != nil:
+		return "the entry Spirit made is left (see the error)"
+	case f.Account != "":
+		return fmt.Sprintf("removed the entry Spirit made for this folder (service %q, account %q)", secrets.Service, f.Account)
+	case f.Shared:
+		return fmt.Sprintf("the entry older versions of Spirit shared between folders (service %q) stays: another folder may need it", secrets.Service)
+	default:
+		return "none: the key was kept in a file in the folder"
+	}
 }

@@ -1,10 +1,20 @@
 package app
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/zalando/go-keyring"
+
+	"github.com/spirit-app/spirit/platform/secrets"
+	"github.com/spirit-app/spirit/platform/secrets/secretstest"
 )
 
 func TestOwnData(t *testing.T) {
@@ -90,5 +100,64 @@ func TestDeleteOwnDataLeavesLinksTargets(t *testing.T) {
 				t.Errorf("models %v: %s outside the folder was touched: %v", models, p, err)
 			}
 		}
+	}
+}
+
+// TestDeleteAllRemovesTheKeychainEntry: against a real gnome-keyring,
+// deleting all of a folder's data removes the keychain entry Spirit made
+// for it (the key to its passwords) and says so in the log; another
+// folder's entry and passwords stay. Before, the entry stayed, shared by
+// every folder.
+func TestDeleteAllRemovesTheKeychainEntry(t *testing.T) {
+	secretstest.Start(t)
+	ctx := t.Context()
+	dir, other := t.TempDir(), t.TempDir()
+	accounts := map[string]string{}
+	for _, d := range []string{dir, other} {
+		st, err := secrets.Open(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Backend() != secrets.BackendKeychain {
+			t.Fatalf("backend %q with gnome-keyring running", st.Backend())
+		}
+		if err := st.Set(ctx, "imap/nadia", "app-password"); err != nil {
+			t.Fatal(err)
+		}
+		raw, err := os.ReadFile(filepath.Join(d, secrets.FileName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var f struct {
+			Account string `json:"key_account"`
+		}
+		if err := json.Unmarshal(raw, &f); err != nil || f.Account == "" {
+			t.Fatalf("secrets.json %s names no keychain entry (%v)", raw, err)
+		}
+		if _, err := keyring.Get(secrets.Service, f.Account); err != nil {
+			t.Fatalf("entry %q: %v", f.Account, err)
+		}
+		accounts[d] = f.Account
+	}
+
+	var logs bytes.Buffer
+	if err := deleteAllData(ctx, dir, false, slog.New(slog.NewTextHandler(&logs, nil))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := keyring.Get(secrets.Service, accounts[dir]); !errors.Is(err, keyring.ErrNotFound) {
+		t.Errorf("the deleted folder's entry: %v, want it gone", err)
+	}
+	if l := logs.String(); !strings.Contains(l, "removed the entry Spirit made for this folder") || !strings.Contains(l, accounts[dir]) {
+		t.Errorf("the log does not say the entry went:\n%s", l)
+	}
+	if _, err := os.Stat(filepath.Join(dir, secrets.FileName)); !os.IsNotExist(err) {
+		t.Errorf("secrets.json: %v, want it deleted", err)
+	}
+	st, err := secrets.Open(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, err := st.Get(ctx, "imap/nadia"); err != nil || v != "app-password" {
+		t.Errorf("the other folder's password: %q, %v", v, err)
 	}
 }

@@ -25,7 +25,8 @@ func deleteAllText() string {
 		"  •  your routines\n" +
 		"  •  every setting\n" +
 		"  •  your mail passwords and sign-ins\n" +
-		"  •  your AI service's key\n\n" +
+		"  •  your AI service's key\n" +
+		"  •  the key Spirit kept in this computer's keychain to protect those passwords\n\n" +
 		"Spirit then starts again and asks you to set it up as on the first day. This cannot be undone."
 }
 

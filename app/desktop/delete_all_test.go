@@ -70,7 +70,8 @@ func TestDeleteAllFromPrivacyPage(t *testing.T) {
 	test.Tap(v.deleteAll.button)
 	_, buttons, labels := formParts(w)
 	for _, want := range []string{"your reminders", "the index of your mail", "your calendars", "your routines",
-		"every setting", "your mail passwords and sign-ins", "your AI service's key", "everything Spirit noted: activity"} {
+		"every setting", "your mail passwords and sign-ins", "your AI service's key", "everything Spirit noted: activity",
+		"the key Spirit kept in this computer's keychain"} {
 		if !containsText(labels, want) {
 			t.Errorf("the confirmation does not name %q: %q", want, labels)
 		}

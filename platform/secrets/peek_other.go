@@ -7,10 +7,10 @@ import (
 	"runtime"
 )
 
-// peekKeychain reads the file key's entry from the macOS Keychain or the
+// peekKeychain reads the file key's entry (account) from the macOS Keychain or the
 // Windows Credential Manager. Both are part of the system, so there is no
 // daemon to start, and a read changes nothing.
-func peekKeychain(ctx context.Context) keychainView {
+func peekKeychain(ctx context.Context, account string) keychainView {
 	var kv keychainView
 	switch runtime.GOOS {
 	case "darwin":
@@ -20,6 +20,6 @@ func peekKeychain(ctx context.Context) keychainView {
 	default:
 		return keychainView{state: KeychainNone, detail: "no OS keychain on " + runtime.GOOS}
 	}
-	kv.key, kv.keyErr = osKeychain{service: Service}.Get(ctx, fileKeyAccount)
+	kv.key, kv.keyErr = osKeychain{service: Service}.Get(ctx, account)
 	return kv
 }

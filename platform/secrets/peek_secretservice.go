@@ -30,7 +30,7 @@ const (
 // never autolaunches), no activation of a keyring daemon (NameHasOwner
 // first, and every call to the service carries FlagNoAutoStart), and no
 // unlock prompt (a locked keyring is reported, not opened).
-func peekKeychain(ctx context.Context) keychainView {
+func peekKeychain(ctx context.Context, account string) keychainView {
 	addr, err := sessionBusAddress()
 	if err != nil {
 		return keychainView{state: KeychainNone, detail: err.Error()}
@@ -38,7 +38,7 @@ func peekKeychain(ctx context.Context) keychainView {
 	// godbus's dial and handshake take no context; a bus that accepts
 	// the connection and never answers must not hang the doctor.
 	done := make(chan keychainView, 1)
-	go func() { done <- peekSecretService(ctx, addr) }()
+	go func() { done <- peekSecretService(ctx, addr, account) }()
 	select {
 	case kv := <-done:
 		return kv
@@ -47,7 +47,7 @@ func peekKeychain(ctx context.Context) keychainView {
 	}
 }
 
-func peekSecretService(ctx context.Context, addr string) keychainView {
+func peekSecretService(ctx context.Context, addr, account string) keychainView {
 	conn, err := dbus.Connect(addr, dbus.WithContext(ctx))
 	if err != nil {
 		return keychainView{state: KeychainNone, detail: "the D-Bus session bus does not answer: " + err.Error()}
@@ -91,18 +91,18 @@ func peekSecretService(ctx context.Context, addr string) keychainView {
 			detail: "the keyring (Secret Service) is locked; it asks you to unlock it the first time Spirit needs a password"}
 	}
 	kv := keychainView{state: KeychainReady, detail: "Secret Service (" + ssName + ")"}
-	kv.key, kv.keyErr = readFileKey(ctx, conn, coll)
+	kv.key, kv.keyErr = readFileKey(ctx, conn, coll, account)
 	return kv
 }
 
 // readFileKey reads the file key's entry from an unlocked collection, as
 // go-keyring's Get would but without its unlock call, which may prompt.
-func readFileKey(ctx context.Context, conn *dbus.Conn, coll dbus.ObjectPath) (string, error) {
+func readFileKey(ctx context.Context, conn *dbus.Conn, coll dbus.ObjectPath, account string) (string, error) {
 	call := func(path dbus.ObjectPath, method string, args ...any) *dbus.Call {
 		return conn.Object(ssName, path).CallWithContext(ctx, method, dbus.FlagNoAutoStart, args...)
 	}
 	var items []dbus.ObjectPath
-	search := map[string]string{"username": fileKeyAccount, "service": Service}
+	search := map[string]string{"username": account, "service": Service}
 	if err := call(coll, ssCollection+".SearchItems", search).Store(&items); err != nil {
 		return "", err
 	}

@@ -99,16 +99,30 @@ type Status struct {
 // FileUnverified, FileKeyLost (both wrapping ErrKeyUnavailable),
 // FileDamaged (ErrCorrupt) or FileUnreadable; it is nil otherwise.
 func Probe(ctx context.Context, dataDir string) (Status, error) {
-	return probeDir(dataDir, peekKeychain(ctx))
+	account := keyAccountOf(filepath.Join(dataDir, FileName))
+	kv := peekKeychain(ctx, account)
+	kv.account = account
+	return probeDir(dataDir, kv)
+}
+
+// keyAccountOf is the keychain account secrets.json at path names for its
+// key: its own, else (written before folders had their own, or unreadable)
+// the shared one.
+func keyAccountOf(path string) string {
+	if d, err := readData(path); err == nil && d != nil && d.KeyAccount != "" {
+		return d.KeyAccount
+	}
+	return fileKeyAccount
 }
 
 // keychainView is what the keychain shows without being changed: its
 // state and, only when it is ready, the file key's entry.
 type keychainView struct {
-	state  KeychainState
-	detail string
-	key    string // the file key's entry as stored; "" unless keyErr is nil
-	keyErr error  // ErrNotFound, or why the entry could not be read
+	state   KeychainState
+	detail  string
+	account string // the entry's account
+	key     string // the file key's entry as stored; "" unless keyErr is nil
+	keyErr  error  // ErrNotFound, or why the entry could not be read
 }
 
 // probeDir follows the choices open makes, reading only.
@@ -148,7 +162,7 @@ func probeDir(dir string, kv keychainView) (Status, error) {
 	case kv.state == KeychainReady && kv.keyErr == nil:
 		k, err := decodeKey(kv.key)
 		if err != nil {
-			return result(FileDamaged, fmt.Errorf("%w: the key in the keychain (service %q, account %q): %w", ErrCorrupt, Service, fileKeyAccount, err))
+			return result(FileDamaged, fmt.Errorf("%w: the key in the keychain (service %q, account %q): %w", ErrCorrupt, Service, kv.account, err))
 		}
 		key, s.KeyIn = k, "keychain"
 	case fkErr == nil:

@@ -12,11 +12,11 @@ import (
 	"github.com/spirit-app/spirit/agents/store/storetest"
 )
 
-// view is what a keychain in state st shows of kc's file key.
-func view(st KeychainState, kc *fakeKeychain) keychainView {
-	kv := keychainView{state: st, detail: "test keychain " + st.String()}
+// view is what a keychain in state st shows of kc's file key for dir.
+func view(st KeychainState, kc *fakeKeychain, dir string) keychainView {
+	kv := keychainView{state: st, detail: "test keychain " + st.String(), account: keyAccountOf(filepath.Join(dir, FileName))}
 	if st == KeychainReady {
-		kv.key, kv.keyErr = kc.Get(context.Background(), fileKeyAccount)
+		kv.key, kv.keyErr = kc.Get(context.Background(), kv.account)
 	}
 	return kv
 }
@@ -82,13 +82,13 @@ func TestProbeDir(t *testing.T) {
 		{name: "key in the keychain, keychain reset",
 			setup: func(t *testing.T, dir string, kc *fakeKeychain) {
 				saved(t, dir, kc)
-				kc.Delete(ctx, fileKeyAccount)
+				kc.Delete(ctx, keyAccountOf(filepath.Join(dir, FileName)))
 			},
 			keychain: KeychainReady, wantFile: FileKeyLost, wantBackend: BackendKeychain, wantValues: 2, wantErr: ErrKeyUnavailable},
 		{name: "another key in the keychain",
 			setup: func(t *testing.T, dir string, kc *fakeKeychain) {
 				saved(t, dir, kc)
-				kc.Set(ctx, fileKeyAccount, encodeKey(newKey()))
+				kc.Set(ctx, keyAccountOf(filepath.Join(dir, FileName)), encodeKey(newKey()))
 			},
 			keychain: KeychainReady, wantFile: FileKeyLost, wantBackend: BackendKeychain, wantKeyIn: "keychain", wantValues: 2, wantErr: ErrKeyUnavailable},
 		{name: "key file deleted",
@@ -126,7 +126,7 @@ func TestProbeDir(t *testing.T) {
 			dir, kc := t.TempDir(), newFakeKeychain()
 			tc.setup(t, dir, kc)
 			before := storetest.Folder(t, dir)
-			got, err := probeDir(dir, view(tc.keychain, kc))
+			got, err := probeDir(dir, view(tc.keychain, kc, dir))
 			t.Logf("status %+v, err %v", got, err)
 			if got.File != tc.wantFile || got.Backend != tc.wantBackend || got.KeyIn != tc.wantKeyIn || got.Values != tc.wantValues {
 				t.Errorf("file %v, backend %q, key in %q, %d values; want %v, %q, %q, %d",

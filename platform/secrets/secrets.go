@@ -52,8 +52,24 @@ const (
 // Service is the keychain service name Spirit's entries are filed under.
 const Service = "Spirit"
 
-// fileKeyAccount is the keychain entry holding the file key.
+// fileKeyAccount is the keychain entry that held the file key of every
+// data folder before each folder had an entry of its own (keyAccountPrefix).
+// A folder that still uses it is moved to its own entry when opened; the
+// shared entry itself stays, for any other folder that still uses it.
 const fileKeyAccount = "secrets-file-key"
+
+// keyAccountPrefix begins the keychain account of one data folder's file
+// key; a random suffix follows, and secrets.json names the account
+// (KeyAccount). One entry per folder lets "Delete all Spirit data" remove
+// the folder's entry (Forget) and nothing another folder needs.
+const keyAccountPrefix = fileKeyAccount + "-"
+
+// newKeyAccount names a new folder's keychain entry.
+func newKeyAccount() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return keyAccountPrefix + hex.EncodeToString(b)
+}
 
 var (
 	// ErrNotFound: no value under that key.
@@ -103,6 +119,10 @@ type fileData struct {
 	// KeyIn records where the key was kept ("keychain" or "file"), so a
 	// missing key gets an error that says where to look.
 	KeyIn string `json:"key_in"`
+	// KeyAccount is the keychain account holding the key when KeyIn is
+	// "keychain"; "" in a file written before folders had entries of
+	// their own (the shared fileKeyAccount).
+	KeyAccount string `json:"key_account,omitempty"`
 	// Values maps names to base64(nonce || AES-GCM ciphertext). Names are
 	// in clear; they say which accounts exist, not their secrets.
 	Values map[string]string `json:"values"`
@@ -111,11 +131,12 @@ type fileData struct {
 const fileVersion = 1
 
 type fileStore struct {
-	dir     string
-	aead    cipher.AEAD
-	keyID   string
-	keyIn   string
-	backend string
+	dir        string
+	aead       cipher.AEAD
+	keyID      string
+	keyIn      string
+	keyAccount string // the keychain account of the key; "" for a key file
+	backend    string
 
 	// mu serialises read-modify-write cycles in this process. The file is
 	// re-read on every call, so two Stores on the same directory see each
@@ -135,11 +156,12 @@ func open(ctx context.Context, dir string, kc keychain, log *slog.Logger) (*file
 	hasValues := data != nil && len(data.Values) > 0
 
 	var key []byte
+	var account string
 	keyIn, backend := "file", BackendFile
 	keyPath := filepath.Join(dir, KeyFileName)
 	if kc != nil {
 		keyIn, backend = "keychain", BackendKeychain
-		key, err = keyFromKeychain(ctx, kc, keyPath, data, log)
+		key, account, err = keyFromKeychain(ctx, kc, dir, data, log)
 	} else {
 		key, err = keyFromFile(keyPath, data)
 	}
@@ -155,7 +177,7 @@ func open(ctx context.Context, dir string, kc keychain, log *slog.Logger) (*file
 	if err != nil {
 		return nil, fmt.Errorf("secrets: %w", err)
 	}
-	s := &fileStore{dir: dir, aead: aead, keyID: keyID(key), keyIn: keyIn, backend: backend}
+	s := &fileStore{dir: dir, aead: aead, keyID: keyID(key), keyIn: keyIn, keyAccount: account, backend: backend}
 	if hasValues && data.KeyID != s.keyID {
 		return nil, fmt.Errorf("%w: %s was encrypted with another key than the one in the %s; sign in to the accounts again after moving it aside (secrets.Reset)",
 			ErrKeyUnavailable, filepath.Join(dir, FileName), keyIn)
@@ -163,56 +185,132 @@ func open(ctx context.Context, dir string, kc keychain, log *slog.Logger) (*file
 	return s, nil
 }
 
-// keyFromKeychain returns the file key from the keychain, creating it or
-// moving it there from secrets.key as needed.
-func keyFromKeychain(ctx context.Context, kc keychain, keyPath string, data *fileData, log *slog.Logger) ([]byte, error) {
-	enc, err := kc.Get(ctx, fileKeyAccount)
-	switch {
-	case err == nil:
+// keyFromKeychain returns the file key from the keychain and the account
+// it is kept under, creating it or moving it there as needed. Each data
+// folder has an entry of its own, named in secrets.json, which is written
+// (naming the entry) as the entry is made:
+//   - a new folder's key: secrets.json first, then the entry, so that a
+//     crash between leaves a named entry to make again, never an entry
+//     that nothing names;
+//   - a key moved from secrets.key or from the shared entry: the entry
+//     first, read back, then secrets.json, then the key file goes, so
+//     that a crash between loses no key (it may leave an unnamed entry).
+func keyFromKeychain(ctx context.Context, kc keychain, dir string, data *fileData, log *slog.Logger) ([]byte, string, error) {
+	keyPath := filepath.Join(dir, KeyFileName)
+	hasValues := data != nil && len(data.Values) > 0
+	account := ""
+	if data != nil {
+		account = data.KeyAccount
+	}
+	readEntry := func(account string) ([]byte, error) {
+		enc, err := kc.Get(ctx, account)
+		if err != nil {
+			if errors.Is(err, ErrNotFound) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("secrets: reading the key from the keychain: %w", err)
+		}
 		key, err := decodeKey(enc)
 		if err != nil {
-			return nil, fmt.Errorf("%w: the key in the keychain (service %q, account %q): %w", ErrCorrupt, Service, fileKeyAccount, err)
-		}
-		// Finish a migration that stopped after storing the key in the
-		// keychain but before removing the file.
-		if fk, err := readKeyFile(keyPath); err == nil && string(fk) == string(key) {
-			os.Remove(keyPath)
+			return nil, fmt.Errorf("%w: the key in the keychain (service %q, account %q): %w", ErrCorrupt, Service, account, err)
 		}
 		return key, nil
-	case !errors.Is(err, ErrNotFound):
-		return nil, fmt.Errorf("secrets: reading the key from the keychain: %w", err)
+	}
+	// moveIn puts key under a new entry of this folder's, checks it, and
+	// names the entry in secrets.json.
+	moveIn := func(key []byte, from string) ([]byte, string, error) {
+		acct := newKeyAccount()
+		if err := kc.Set(ctx, acct, encodeKey(key)); err != nil {
+			return nil, "", fmt.Errorf("secrets: moving the key into the keychain: %w", err)
+		}
+		if back, err := kc.Get(ctx, acct); err != nil || back != encodeKey(key) {
+			kc.Delete(context.WithoutCancel(ctx), acct)
+			return nil, "", fmt.Errorf("secrets: the keychain did not keep the key (%v); %s left in place", err, from)
+		}
+		d := data
+		if d == nil {
+			d = &fileData{Values: map[string]string{}}
+		}
+		d.Version, d.KeyID, d.KeyIn, d.KeyAccount = fileVersion, keyID(key), "keychain", acct
+		if err := writeData(dir, d); err != nil {
+			kc.Delete(context.WithoutCancel(ctx), acct)
+			return nil, "", err
+		}
+		return key, acct, nil
 	}
 
-	// No key in the keychain yet. A key file means the store was created
-	// without a keychain: move the key into the keychain, which now
-	// exists, so it no longer sits in plain next to the data.
+	if account != "" {
+		key, err := readEntry(account)
+		switch {
+		case err == nil:
+			// Finish a move that stopped after naming the entry but
+			// before removing the file.
+			if fk, err := readKeyFile(keyPath); err == nil && string(fk) == string(key) {
+				os.Remove(keyPath)
+			}
+			return key, account, nil
+		case !errors.Is(err, ErrNotFound):
+			return nil, "", err
+		}
+	}
+
+	// No entry of this folder's yet. A key file means the store was
+	// created without a keychain: move the key into the keychain, which
+	// now exists, so it no longer sits in plain next to the data.
 	key, err := readKeyFile(keyPath)
 	switch {
 	case err == nil:
-		if err := kc.Set(ctx, fileKeyAccount, encodeKey(key)); err != nil {
-			return nil, fmt.Errorf("secrets: moving the key into the keychain: %w", err)
-		}
-		if back, err := kc.Get(ctx, fileKeyAccount); err != nil || back != encodeKey(key) {
-			return nil, fmt.Errorf("secrets: the keychain did not keep the key (%v); %s left in place", err, keyPath)
+		key, acct, err := moveIn(key, keyPath)
+		if err != nil {
+			return nil, "", err
 		}
 		if err := os.Remove(keyPath); err != nil {
 			log.Warn("key moved into the keychain, but the key file remains", "path", keyPath, "err", err)
 		}
 		log.Info("moved the secrets key into the keychain")
-		return key, nil
+		return key, acct, nil
 	case !errors.Is(err, fs.ErrNotExist):
-		return nil, err
+		return nil, "", err
 	}
 
-	if data != nil && len(data.Values) > 0 {
-		return nil, fmt.Errorf("%w: %s holds secrets, but its key is neither in the keychain nor in %s (was the keychain reset?); sign in to the accounts again after moving it aside (secrets.Reset)",
-			ErrKeyUnavailable, filepath.Join(filepath.Dir(keyPath), FileName), keyPath)
+	// A folder from before each had its own entry: its key is in the
+	// shared one, which stays for the other folders that use it.
+	if account == "" && data != nil && data.KeyIn == "keychain" {
+		key, err := readEntry(fileKeyAccount)
+		switch {
+		case err == nil && (!hasValues || keyID(key) == data.KeyID):
+			key, acct, err := moveIn(key, "the shared keychain entry")
+			if err != nil {
+				return nil, "", err
+			}
+			log.Info("the secrets key has a keychain entry of this folder's own now", "account", acct)
+			return key, acct, nil
+		case err != nil && !errors.Is(err, ErrNotFound):
+			return nil, "", err
+		}
+	}
+
+	if hasValues {
+		return nil, "", fmt.Errorf("%w: %s holds secrets, but its key is neither in the keychain nor in %s (was the keychain reset?); sign in to the accounts again after moving it aside (secrets.Reset)",
+			ErrKeyUnavailable, filepath.Join(dir, FileName), keyPath)
 	}
 	key = newKey()
-	if err := kc.Set(ctx, fileKeyAccount, encodeKey(key)); err != nil {
-		return nil, fmt.Errorf("secrets: storing a new key in the keychain: %w", err)
+	if account == "" {
+		account = newKeyAccount()
+		d := &fileData{Version: fileVersion, KeyID: keyID(key), KeyIn: "keychain", KeyAccount: account, Values: map[string]string{}}
+		if err := writeData(dir, d); err != nil {
+			return nil, "", err
+		}
+	} else if data.KeyID != keyID(key) {
+		data.KeyID = keyID(key)
+		if err := writeData(dir, data); err != nil {
+			return nil, "", err
+		}
 	}
-	return key, nil
+	if err := kc.Set(ctx, account, encodeKey(key)); err != nil {
+		return nil, "", fmt.Errorf("secrets: storing a new key in the keychain: %w", err)
+	}
+	return key, account, nil
 }
 
 // keyFromFile returns the key from secrets.key, creating it if the store
@@ -321,7 +419,7 @@ func (s *fileStore) load() (*fileData, error) {
 		return nil, err
 	}
 	if d == nil {
-		return &fileData{Version: fileVersion, KeyID: s.keyID, KeyIn: s.keyIn, Values: map[string]string{}}, nil
+		return &fileData{Version: fileVersion, KeyID: s.keyID, KeyIn: s.keyIn, KeyAccount: s.keyAccount, Values: map[string]string{}}, nil
 	}
 	if len(d.Values) > 0 && d.KeyID != s.keyID {
 		return nil, fmt.Errorf("%w: %s was rewritten with another key", ErrKeyUnavailable, s.path())
@@ -329,15 +427,21 @@ func (s *fileStore) load() (*fileData, error) {
 	return d, nil
 }
 
-// save writes d atomically: a crash mid-write must never leave a
-// truncated file, which would lose every secret at once.
+// save writes d as this store's.
 func (s *fileStore) save(d *fileData) error {
-	d.KeyID, d.KeyIn = s.keyID, s.keyIn
+	d.KeyID, d.KeyIn, d.KeyAccount = s.keyID, s.keyIn, s.keyAccount
+	return writeData(s.dir, d)
+}
+
+// writeData writes d as dir's secrets.json atomically: a crash mid-write
+// must never leave a truncated file, which would lose every secret at
+// once.
+func writeData(dir string, d *fileData) error {
 	b, err := json.MarshalIndent(d, "", "  ")
 	if err != nil {
 		return fmt.Errorf("secrets: %w", err)
 	}
-	tmp, err := os.CreateTemp(s.dir, FileName+".tmp*")
+	tmp, err := os.CreateTemp(dir, FileName+".tmp*")
 	if err != nil {
 		return fmt.Errorf("secrets: %w", err)
 	}
@@ -352,7 +456,7 @@ func (s *fileStore) save(d *fileData) error {
 	if err := errors.Join(werr, serr, cerr); err != nil {
 		return fmt.Errorf("secrets: writing %s: %w", tmp.Name(), err)
 	}
-	if err := os.Rename(tmp.Name(), s.path()); err != nil {
+	if err := os.Rename(tmp.Name(), filepath.Join(dir, FileName)); err != nil {
 		return fmt.Errorf("secrets: %w", err)
 	}
 	return nil
@@ -450,4 +554,50 @@ func Reset(dataDir string) (string, error) {
 		}
 	}
 	return moved, nil
+}
+
+// Forgotten is what Forget removed.
+type Forgotten struct {
+	// Account is the keychain entry removed (service Service), "" if the
+	// folder had none: its key was in secrets.key, or there were no
+	// secrets.
+	Account string
+	// Shared is set when the folder's key was in the entry every folder
+	// shared before each had its own (fileKeyAccount): that entry stays,
+	// since another folder may still need it.
+	Shared bool
+}
+
+// Forget removes from the OS keychain the entry holding dataDir's file
+// key, if Spirit made one for this folder; "Delete all Spirit data" calls
+// it before deleting secrets.json, which names the entry. An entry
+// already gone is not an error. The error says which entry is left and
+// where to remove it by hand.
+func Forget(ctx context.Context, dataDir string) (Forgotten, error) {
+	d, err := readData(filepath.Join(dataDir, FileName))
+	if err != nil || d == nil || d.KeyIn != "keychain" {
+		return Forgotten{}, nil // no entry this folder names
+	}
+	if d.KeyAccount == "" {
+		return Forgotten{Shared: true}, nil
+	}
+	if err := sessionBusPresent(); err != nil {
+		return Forgotten{}, forgetError(d.KeyAccount, err)
+	}
+	return forget(ctx, osKeychain{service: Service}, d)
+}
+
+// forget is Forget with the keychain given.
+func forget(ctx context.Context, kc keychain, d *fileData) (Forgotten, error) {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	if err := kc.Delete(ctx, d.KeyAccount); err != nil {
+		return Forgotten{}, forgetError(d.KeyAccount, err)
+	}
+	return Forgotten{Account: d.KeyAccount}, nil
+}
+
+func forgetError(account string, err error) error {
+	return fmt.Errorf("the keychain entry Spirit made for this folder (service %q, account %q) was not removed: %w; remove it in your keychain app (Passwords and Keys, Keychain Access or Credential Manager)",
+		Service, account, err)
 }

@@ -271,7 +271,7 @@ func TestKeychainHoldsOnlyTheKey(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, KeyFileName)); err == nil {
 		t.Error("key file written although a keychain exists")
 	}
-	if len(kc.m) != 1 || kc.m[fileKeyAccount] == "" {
+	if len(kc.m) != 1 || kc.m[keyAccountOf(filepath.Join(dir, FileName))] == "" {
 		t.Errorf("keychain entries: %v", kc.m)
 	}
 	// Reopening finds the same key.
