@@ -45,7 +45,10 @@ type AgentContext struct {
 	MessageID string `json:"message_id,omitempty"`
 	Subject   string `json:"subject,omitempty"`
 	ThreadID  int64  `json:"conversation_id,omitempty"` // its thread in the mail index
-	Check     string `json:"check,omitempty"`
+	// To are the only recipients the task's draft may have (a reply the
+	// lawyer accepted as Spirit proposed it).
+	To    []string `json:"to,omitempty"`
+	Check string   `json:"check,omitempty"`
 	// Document is the title the agent's result is kept under (a brief).
 	Document string `json:"document,omitempty"`
 }
@@ -151,6 +154,7 @@ func AgentOf(t task.Task) Agent {
 			MessageID: t.Context.MessageID,
 			Subject:   t.Context.Subject,
 			ThreadID:  t.Context.ThreadID,
+			To:        t.Context.To,
 			Check:     t.Context.Check,
 			Document:  t.Context.Document,
 		},
