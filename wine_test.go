@@ -122,6 +122,32 @@ func cachedPrefix(t *testing.T, ctx context.Context, bin string, display []strin
 	return dir
 }
 
+// TestWinePrefix makes the Wine prefix the Windows tests copy, if it is
+// not cached yet, and checks it holds a registry. `make test` runs it on
+// its own before the test lanes start (test-build): a first wineboot takes
+// a minute or more of both cores, which beside the other lane's checks of
+// timing was one of the loads a new machine's first run failed under.
+func TestWinePrefix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Wine")
+	}
+	bin, err := exec.LookPath("wine")
+	if err != nil {
+		if bin, err = exec.LookPath("wine64"); err != nil {
+			requireTool(t, "Wine", "apt-get install -y wine64 wine")
+		}
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	d := xtest.StartDisplay(t, 640, 480)
+	dir := cachedPrefix(t, ctx, bin, d.Env())
+	for _, reg := range []string{"system.reg", "user.reg"} {
+		if fi, err := os.Stat(filepath.Join(dir, reg)); err != nil || fi.Size() == 0 {
+			t.Errorf("the Wine prefix %s has no %s (%v): delete it to have it made again", dir, reg, err)
+		}
+	}
+}
+
 // startWine makes a private copy of the cached prefix for t, on display d;
 // its wineserver is killed when t ends.
 func startWine(t *testing.T, ctx context.Context, d *xtest.Display) *wine {

@@ -254,6 +254,16 @@ const (
 // window whatever the hook says: one handle and title read a second.
 const hookBackupInterval = time.Second
 
+// resyncEvery is how many backup looks pass before WatchForeground calls
+// changed even though its own look saw nothing new. Under Wine 8 a switch
+// between two Notepads once went unreported for good (TestWindowsUnderWine,
+// cold run of issue 28): the look saw the new window and said so, but the
+// watcher's snapshots, 0.4 and 1.4 s later, both still read the old one,
+// and nothing after that was a change to this loop. The watcher compares
+// each snapshot with what it reported, so an extra call costs one
+// snapshot and reports nothing unless the foreground really moved.
+const resyncEvery = 5
+
 // ErrWatching means WatchForeground was called while another watch of the
 // same Display runs: the hook tells one watch.
 var ErrWatching = errors.New("the foreground window is already being watched")
@@ -262,7 +272,9 @@ var ErrWatching = errors.New("the foreground window is already being watched")
 // foreground window or its title changes, until ctx ends. Windows tells
 // it (SetWinEventHook: EVENT_SYSTEM_FOREGROUND, and EVENT_OBJECT_NAMECHANGE
 // of the foreground window for a new tab or document in the same window),
-// and it looks once a second in case the hook missed one.
+// and it looks once a second in case the hook missed one; every
+// resyncEvery looks it calls changed anyway, so that a switch the caller's
+// own snapshot missed is not lost for good.
 func (d *Display) WatchForeground(ctx context.Context, changed func()) error {
 	events := make(chan struct{}, 1)
 	if !d.os.watching.CompareAndSwap(nil, &events) {
@@ -285,9 +297,15 @@ func (d *Display) WatchForeground(ctx context.Context, changed func()) error {
 	defer tick.Stop()
 	lastID, lastTitle := d.peek()
 	changed()
+	looks := 0
 	for {
 		select {
 		case <-tick.C:
+			if looks++; looks%resyncEvery == 0 {
+				lastID, lastTitle = d.peek()
+				changed()
+				continue
+			}
 		case <-ctx.Done():
 			// WM_QUIT ends GetMessage; the thread unhooks and returns.
 			if ok, _, err := d.os.postThreadMessage.Call(uintptr(tid), wmQuit, 0, 0); ok == 0 {

@@ -424,6 +424,12 @@ func (s *Service) readRedrawn(ctx context.Context, sw screen.Switch, pol Policy,
 	var tick *time.Ticker
 	for {
 		rd, err := s.readOpen(ctx, sw, pol, say)
+		if err != nil && ctx.Err() != nil {
+			// Quitting, or any other end of the glance's context: the
+			// message was never read, so there is no judgement to log.
+			say("silent: stopped before the message was read (gate)", true)
+			return rd, false
+		}
 		if err != nil {
 			say("silent: error at triage: "+err.Error(), true)
 			return rd, false
@@ -491,6 +497,11 @@ func (s *Service) readOpen(ctx context.Context, sw screen.Switch, pol Policy, sa
 		return messageRead{blind: true}, nil
 	}
 	sh, cerr := s.opt.Capture.Capture(ctx, sw)
+	if cerr != nil && ctx.Err() != nil {
+		// Stopped, not blind: a capture cut short says nothing of the
+		// screen, and the glance must not go on to judge it.
+		return messageRead{}, context.Cause(ctx)
+	}
 	if cerr != nil {
 		say("no screenshot: "+cerr.Error(), false)
 		return messageRead{blind: true}, nil
@@ -498,7 +509,10 @@ func (s *Service) readOpen(ctx context.Context, sw screen.Switch, pol Policy, sa
 	rd := messageRead{shot: &Image{MIME: sh.MIME, Data: sh.Data}, blind: !pol.ScreenText}
 	if pol.ScreenText {
 		lines, rerr := s.readPane(ctx, sw, sh)
-		if rerr != nil && ctx.Err() == nil {
+		if rerr != nil && ctx.Err() != nil {
+			return messageRead{}, context.Cause(ctx)
+		}
+		if rerr != nil {
 			s.opt.Log.Warn("read the pane header", "err", rerr)
 		}
 		rd.lines = lines

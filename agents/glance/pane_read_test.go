@@ -107,6 +107,8 @@ type paneCapturer struct {
 	// shows is shown again (a pane redrawn between two looks).
 	then  []*image.RGBA
 	shots int
+	// hold, when set, is called before each screenshot (a test's blocking).
+	hold func(ctx context.Context) error
 }
 
 func (c *paneCapturer) show(img *image.RGBA) {
@@ -115,7 +117,12 @@ func (c *paneCapturer) show(img *image.RGBA) {
 	c.shows = img
 }
 
-func (c *paneCapturer) Capture(_ context.Context, sw screen.Switch) (screen.Shot, error) {
+func (c *paneCapturer) Capture(ctx context.Context, sw screen.Switch) (screen.Shot, error) {
+	if c.hold != nil {
+		if err := c.hold(ctx); err != nil {
+			return screen.Shot{}, fmt.Errorf("capture: %w", err)
+		}
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.shots++
@@ -667,6 +674,51 @@ func TestServiceCutsShortAGlanceTheLawyerLeft(t *testing.T) {
 			cause := <-ended
 			if cancelled := errors.Is(cause, errMovedOn); cancelled != tc.wantCancel && tc.blockIn != "stuck" {
 				t.Errorf("the first glance's context ended with %v, want cancelled = %v", cause, tc.wantCancel)
+			}
+		})
+	}
+}
+
+// TestServiceStoppedMidReadJudgesNothing: Spirit quitting while a glance
+// takes its screenshot or reads it ends the glance with one line that says
+// so. Before issue 28 a capture cut short was logged as "no screenshot"
+// and the glance went on to judge a screen it never saw ("silent:
+// not_email (triage)"), and an OCR read cut short was judged on the lines
+// it had not read.
+func TestServiceStoppedMidReadJudgesNothing(t *testing.T) {
+	for _, where := range []string{"capture", "ocr"} {
+		t.Run(where, func(t *testing.T) {
+			switches := make(chan events.Event)
+			r := newPaneRig(t, rigOptions{screenText: true, noExact: true, switches: switches})
+			r.capt.show(paneWindow(t, msgSettlement, 0))
+			entered := make(chan struct{})
+			wait := func(ctx context.Context) error {
+				close(entered)
+				<-ctx.Done()
+				return context.Cause(ctx)
+			}
+			if where == "capture" {
+				r.capt.hold = wait
+			} else {
+				r.ocr.hold = func(ctx context.Context, _ int) error { return wait(ctx) }
+			}
+			ctx, cancel := context.WithCancel(t.Context())
+			ran := make(chan error, 1)
+			go func() { ran <- r.svc.Run(ctx) }()
+			switches <- events.Event{Type: events.AppSwitched, Data: inbox}
+			select {
+			case <-entered:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the glance did not start within 30 s")
+			}
+			cancel()
+			if err := <-ran; err != nil {
+				t.Fatal(err)
+			}
+			got := r.drain()
+			want := []string{"thunderbird: silent: stopped before the message was read (gate)"}
+			if !slices.Equal(got, want) {
+				t.Errorf("said %q, want %q", got, want)
 			}
 		})
 	}

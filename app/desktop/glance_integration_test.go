@@ -250,23 +250,8 @@ func TestGlanceListViewReadsTheScreen(t *testing.T) {
 	seedMailbox(t, ctx, dataDir, mbox, "dana.whitfield@hartleyross.com")
 	p, c := runningSpirit(t, ctx, d, dataDir)
 
-	// The reading pane of the list view, in a size OCR reads reliably.
-	// The sender is shown by name, as new Outlook's reading pane does:
-	// Tesseract reads a "Name <user@domain>" line of this font as
-	// "<user @domain>" (a space before the @), which the screen-text
-	// rules do not take for an address, so that layout is not used here.
-	page := textPage(t, 1000, 560,
-		textLine{"Inbox   Focused   Other", 20},
-		textLine{"RE: SNDA - Brooklyn Gardens", 30},
-		textLine{"From: Marcy Howard", 22},
-		textLine{"To: Dana Whitfield", 22},
-		textLine{"Thu 6/18/2026 9:47 AM", 22},
-		textLine{"Dana, can you give me your read on section 4.2(b) before my call?", 22},
-		textLine{"Reply   Reply all   Forward", 22},
-	)
-	const title = "Inbox - Dana Whitfield - Outlook"
-	// WM_CLASS "Outlook": the app name the title rules key list views on.
-	mailWindow(t, ctx, d.disp, title, "Outlook", image.Rect(60, 80, 1060, 640), page)
+	const title = sndaListTitle
+	sndaListView(t, ctx, d.disp)
 	events, nudge := glanceOutcome(t, ctx, c, title)
 	if nudge == nil {
 		saveScreen(t, d.disp, "glance-list-view.png")
@@ -287,6 +272,31 @@ func TestGlanceListViewReadsTheScreen(t *testing.T) {
 		t.Fatalf("no glance bubble: %v", err)
 	}
 	stopSpirit(t, ctx, p)
+}
+
+// sndaListTitle is the title of the list view sndaListView opens.
+const sndaListTitle = "Inbox - Dana Whitfield - Outlook"
+
+// sndaListView opens an Outlook list view whose reading pane shows the
+// SNDA case's newest message, in a size OCR reads reliably. Its title does
+// not say which message is open, so a glance must read the pane off the
+// screen. The sender is shown by name, as new Outlook's reading pane does:
+// Tesseract reads a "Name <user@domain>" line of this font as
+// "<user @domain>" (a space before the @), which the screen-text rules do
+// not take for an address, so that layout is not used here.
+func sndaListView(t *testing.T, ctx context.Context, disp *xtest.Display) {
+	t.Helper()
+	page := textPage(t, 1000, 560,
+		textLine{"Inbox   Focused   Other", 20},
+		textLine{"RE: SNDA - Brooklyn Gardens", 30},
+		textLine{"From: Marcy Howard", 22},
+		textLine{"To: Dana Whitfield", 22},
+		textLine{"Thu 6/18/2026 9:47 AM", 22},
+		textLine{"Dana, can you give me your read on section 4.2(b) before my call?", 22},
+		textLine{"Reply   Reply all   Forward", 22},
+	)
+	// WM_CLASS "Outlook": the app name the title rules key list views on.
+	mailWindow(t, ctx, disp, sndaListTitle, "Outlook", image.Rect(60, 80, 1060, 640), page)
 }
 
 // configureProvider stores a provider choice and its key the way Settings
