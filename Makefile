@@ -22,9 +22,11 @@ LDFLAGS := -X main.version=$(VERSION)
 # Minutes the slow steps took on a machine that never built Spirit (two
 # cores, ../shared/tools/cold-test.sh): printed before each, so a first run
 # says what it is doing and for how long.
-COLD_VET_MIN       := 6
-COLD_TESTBUILD_MIN := 8
-COLD_WINDOWS_MIN   := 10
+COLD_VET_MIN       := 8
+COLD_TESTBUILD_MIN := 2
+COLD_RACEBUILD_MIN := 8
+COLD_FUZZBUILD_MIN := 5
+COLD_WINDOWS_MIN   := 12
 
 # whisper.cpp 1.9.1, static, built once by build/whisper.sh into the cache
 # (outside the clone). cgo finds its header and libraries through these two
@@ -169,10 +171,12 @@ test: deps-test whisper fyne-patch windows vet test-build
 test-build:
 	@build/step.sh "compiling the tests before any runs (the first time about $(COLD_TESTBUILD_MIN) min on 2 cores)" \
 	  $(GO) test -count=1 -vet=off -run '^$$' -exec true ./...
-	@build/step.sh "compiling the race-detector tests" \
+	@build/step.sh "compiling the race-detector tests (the first time about $(COLD_RACEBUILD_MIN) min on 2 cores)" \
 	  $(GO) test -race -count=1 -vet=off -run '^$$' -exec true $(RACE_PKGS) $(RACE_UNIT_PKGS)
 	@build/step.sh "compiling the Spirit the desktop tests start" \
 	  $(GO) build -tags $(TAGS),spirittest -o /dev/null .
+	@GO='$(GO)' FUZZ_BUILD_ONLY=1 build/step.sh "compiling the fuzz targets (the first time about $(COLD_FUZZBUILD_MIN) min on 2 cores)" \
+	  build/fuzz.sh 1
 	@SPIRIT_REQUIRE_DESKTOP=1 build/step.sh "making the Wine prefix the Windows tests copy (once, about a minute; cached after)" \
 	  $(GO) test -count=1 -run '^TestWinePrefix$$' .
 

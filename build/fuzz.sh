@@ -115,6 +115,14 @@ for entry in "${info[@]}"; do
   done
 done
 
+# FUZZ_BUILD_ONLY=1: only the builds above (make test-build compiles every
+# fuzz binary before the test lanes start, so that their instrumented
+# compiles do not load a cold machine beside the desktop tests).
+if [ "${FUZZ_BUILD_ONLY:-}" = 1 ]; then
+  printf '%s\n' "${summary[@]}" >&2
+  exit "$failed"
+fi
+
 # fuzz_one N fuzzes target N; it writes its summary line to $log/N.sum and
 # its output to $log/N.out, and exits 1 if the target failed.
 fuzz_one() {
