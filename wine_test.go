@@ -131,12 +131,7 @@ func TestWinePrefix(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Wine")
 	}
-	bin, err := exec.LookPath("wine")
-	if err != nil {
-		if bin, err = exec.LookPath("wine64"); err != nil {
-			requireTool(t, "Wine", "apt-get install -y wine64 wine")
-		}
-	}
+	bin := wineBinary(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
 	defer cancel()
 	d := xtest.StartDisplay(t, 640, 480)
@@ -148,9 +143,9 @@ func TestWinePrefix(t *testing.T) {
 	}
 }
 
-// startWine makes a private copy of the cached prefix for t, on display d;
-// its wineserver is killed when t ends.
-func startWine(t *testing.T, ctx context.Context, d *xtest.Display) *wine {
+// wineBinary is the path of wine, else wine64; t skips or fails without
+// either.
+func wineBinary(t *testing.T) string {
 	t.Helper()
 	bin, err := exec.LookPath("wine")
 	if err != nil {
@@ -158,6 +153,14 @@ func startWine(t *testing.T, ctx context.Context, d *xtest.Display) *wine {
 			requireTool(t, "Wine", "apt-get install -y wine64 wine")
 		}
 	}
+	return bin
+}
+
+// startWine makes a private copy of the cached prefix for t, on display d;
+// its wineserver is killed when t ends.
+func startWine(t *testing.T, ctx context.Context, d *xtest.Display) *wine {
+	t.Helper()
+	bin := wineBinary(t)
 	if _, err := exec.LookPath("wineserver"); err != nil {
 		requireTool(t, "wineserver", "apt-get install -y wine64 wine")
 	}
