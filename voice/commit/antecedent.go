@@ -57,8 +57,12 @@ var npStops = set("is", "are", "was", "were", "be", "been", "has", "have", "had"
 	"they", "it", "there", "this", "these", "those", "today", "tomorrow", "tonight", "again",
 	"now", "then", "right", "over", "back", "out", "up", "yesterday", "")
 
-// pointers are the pronouns a task's object may be.
-var pointers = set("it", "them", "that", "those", "this", "these")
+// pointers are the pronouns a task's object may be; plural ones may
+// point at two documents at once.
+var (
+	pointers = set("it", "them", "that", "those", "this", "these")
+	plural   = set("them", "those", "these")
+)
 
 // resolve replaces the pronoun that is a task's object ("file it", "send
 // them over") with the document named in before, the words said before the
@@ -67,9 +71,17 @@ func resolve(task []tok, before func() []tok) []tok {
 	if len(task) < 2 || !pointers[task[1].Norm] {
 		return task
 	}
-	np := lastDocument(before())
+	ws := before()
+	np, from := lastDocument(ws)
 	if len(np) == 0 {
 		return task
+	}
+	// "the rent rolls and the estoppels" … "I'll send those over": a
+	// plural pointer takes both documents of a pair.
+	if plural[task[1].Norm] && from >= 2 && at(ws, from-1, "and") {
+		if first, start := lastDocument(ws[:from-1]); len(first) > 0 && start+len(first) == from-1 {
+			np = append(append(append([]tok{}, first...), tok{Raw: "and", Norm: "and"}), np...)
+		}
 	}
 	out := append([]tok{task[0]}, np...)
 	return append(out, task[2:]...)
@@ -77,8 +89,9 @@ func resolve(task []tok, before func() []tok) []tok {
 
 // lastDocument is the last noun phrase of ws that starts with a
 // determiner and names a document ("the revised disclosure schedules",
-// "the motion to compel", "the seller's wire instructions"), or nil.
-func lastDocument(ws []tok) []tok {
+// "the motion to compel", "the seller's wire instructions"), or nil, and
+// where in ws it starts.
+func lastDocument(ws []tok) ([]tok, int) {
 	for d := len(ws) - 2; d >= 0; d-- {
 		if !determiners[ws[d].Norm] || ws[d].Norm == "that" {
 			continue
@@ -108,9 +121,9 @@ func lastDocument(ws []tok) []tok {
 		for _, w := range ws[d : last+1] {
 			np = append(np, tok{Raw: strings.TrimRight(w.Raw, ",.;:?!"), Norm: w.Norm})
 		}
-		return np
+		return np, d
 	}
-	return nil
+	return nil, 0
 }
 
 func clauseMark(raw string) bool {

@@ -45,6 +45,9 @@ type Commitment struct {
 	// Key names the commitment for deduplication: the same task with the
 	// same deadline gives the same Key whenever it is said.
 	Key string
+	// Replaces is the Key of the commitment this one corrects ("…by
+	// Friday." "Actually, make that Monday."): the later time wins.
+	Replaces string
 }
 
 // Utterance is one stretch of speech as the recogniser gave it, and the
@@ -66,9 +69,10 @@ const (
 const sameWindow = 30 * time.Minute
 
 // Detect reads utterances (oldest first; now is when the last one ended)
-// and returns the commitment to offer: the first one with a time, or else
-// the first open commitment. ok is false when nothing was committed to.
-// Times are resolved in loc (now's own location when loc is nil).
+// and returns the commitment to offer: the first one with a time (as
+// corrected later, if it was), or else the first open commitment. ok is
+// false when nothing was committed to. Times are resolved in loc (now's
+// own location when loc is nil).
 func Detect(utterances []string, now time.Time, loc *time.Location) (Commitment, bool) {
 	if loc != nil {
 		now = now.In(loc)
@@ -76,21 +80,25 @@ func Detect(utterances []string, now time.Time, loc *time.Location) (Commitment,
 	if broadcast(utterances) {
 		return Commitment{}, false
 	}
-	var open *Commitment
-	var prev []Commitment
+	var t talk
+	var timed, open *Commitment
 	for i, u := range utterances {
-		prev = heardAfter(prev, u, now, utterances[:i])
-		for _, c := range prev {
-			if c.HasTime {
-				return c, true
-			}
-			if open == nil {
-				c := c
+		for _, c := range t.hear(u, now, utterances[:i]) {
+			c := c
+			switch {
+			case c.Replaces != "" && timed != nil && timed.Key == c.Replaces:
+				timed = &c
+			case c.HasTime && timed == nil:
+				timed = &c
+			case !c.HasTime && open == nil:
 				open = &c
 			}
 		}
 	}
-	if open != nil {
+	switch {
+	case timed != nil:
+		return *timed, true
+	case open != nil:
 		return *open, true
 	}
 	return Commitment{}, false
@@ -120,13 +128,13 @@ func Hear(u Utterance, recent []Utterance, loc *time.Location) []Commitment {
 		}
 		return t
 	}
-	var before, prev []Commitment
+	var t talk
+	var before []Commitment
 	for i, r := range recent {
-		prev = heardAfter(prev, r.Text, at(r.End), texts[:i])
-		before = append(before, prev...)
+		before = append(before, t.hear(r.Text, at(r.End), texts[:i])...)
 	}
 	var out []Commitment
-	for _, c := range heardAfter(prev, u.Text, at(u.End), texts[:len(recent)]) {
+	for _, c := range t.hear(u.Text, at(u.End), texts[:len(recent)]) {
 		if !madeIn(c, before) && !madeIn(c, out) {
 			out = append(out, c)
 		}

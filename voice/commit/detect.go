@@ -80,8 +80,12 @@ func inUtterance(text string, now time.Time, earlier []string) []Commitment {
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
+	ws, withdrawn := intent.Repair(unquoted(intent.Words(text)))
+	if withdrawn {
+		return nil
+	}
 	var out []Commitment
-	ss := sentences(intent.Words(text))
+	ss := sentences(ws)
 	var said []tok // this utterance's sentences before the current one
 	for k, s := range ss {
 		cs := inSentence(s, now, func(start int) func() []tok {
@@ -107,39 +111,12 @@ func inUtterance(text string, now time.Time, earlier []string) []Commitment {
 	return out
 }
 
-// afterthought reads an utterance that is only a time ("by Friday",
-// "end of day tomorrow"): said right after an open commitment, it is that
-// commitment's time.
-func afterthought(text string, now time.Time) (time.Time, bool) {
-	if len(text) > maxUtterance {
-		return time.Time{}, false
-	}
-	ss := sentences(intent.Words(text))
-	if len(ss) != 1 || ss[0].question {
-		return time.Time{}, false
-	}
-	return onlyTime(ss[0].ws, now)
-}
-
 // withTime gives an open commitment the time said after it.
 func withTime(c Commitment, due time.Time) Commitment {
 	c.Deadline, c.HasTime = due, true
 	c.Key = key(c.Task, due, true)
+	c.Replaces = ""
 	return c
-}
-
-// heardAfter is what an utterance adds to the one before it: its own
-// commitments, or, when it is only a time, the previous utterance's open
-// commitment with that time.
-func heardAfter(prev []Commitment, text string, now time.Time, earlier []string) []Commitment {
-	cs := inUtterance(text, now, earlier)
-	if len(cs) > 0 || len(prev) == 0 || prev[len(prev)-1].HasTime {
-		return cs
-	}
-	if due, ok := afterthought(text, now); ok {
-		return []Commitment{withTime(prev[len(prev)-1], due)}
-	}
-	return nil
 }
 
 // addressedToSpirit reports whether the words are a command to Spirit

@@ -257,7 +257,9 @@ var (
 		"intend", "consider", "think", "wish", "mean", "expect", "need", "like", "love",
 		"prefer", "hate", "struggle", "probably", "maybe", "likely", "possibly", "hopefully")
 	reporting = set("said", "says", "told", "tells", "thinks", "thought", "expects", "assumes",
-		"claims", "promised", "mentioned", "reckons", "figures", "hopes", "suggested", "wrote")
+		"claims", "promised", "mentioned", "reckons", "figures", "hopes", "suggested", "wrote",
+		"writes", "reads", "goes", "asks", "asked", "states", "stated", "replied", "replies",
+		"responded", "emailed", "texted")
 	embedding = set("that", "which", "what", "whether", "how", "where", "who", "than", "as", "if",
 		"when", "once", "whatever", "whenever", "unless", "because", "since", "why")
 	resets = set("but", "otherwise", "anyway", "anyways", "regardless")

@@ -218,7 +218,7 @@ var cancelPhrase = func() *regexp.Regexp {
 		`(?:cancel|undo|abort|disregard)|` +
 		`(?:` + undoVerbs + `) (?:` + what + `|it|about it)|` +
 		`(?:` + otherVerbs + `) ` + what + `|` +
-		`take (?:that|it|this) back|call (?:it|that|this) off|` +
+		`take (?:it|` + what + `) back|call (?:it|that|this) off|` +
 		`forget i (?:ever )?said (?:that|it)|` +
 		`(?:don't|dont|do not) (?:do that|bother|remind me(?: about (?:that|it|this))?|set (?:that|it|this)(?: reminder)?))$`)
 }()
@@ -239,6 +239,11 @@ var listPhrase = alt(
 	`(?:my |list )?reminders$`,
 	`what(?:'s| is) (?:pending|coming up|on my list|scheduled|outstanding|queued)`,
 	`what (?:have i got|do i have) (?:pending|coming up|scheduled|outstanding|queued)`,
+	// What is left for the lawyer to do: "what's still on my plate today",
+	// "what have I got left for today".
+	`what(?:'s| is) (?:still |left |else )?on my (?:plate|list|agenda|to-do list|to do list|todo list)(?: for)?(?: today| tonight| tomorrow| this afternoon| this morning)?$`,
+	`what (?:have i got|do i have|have i|is there|'s there) (?:still |yet )?(?:left|remaining|outstanding|still to do|to do)(?: to do)?(?: for| on)?(?: today| tonight| tomorrow| this afternoon| this morning)?$`,
+	`what (?:do|else do|am) i (?:still |yet )?(?:have|need|got|supposed) to do(?: for)?(?: today| tonight| tomorrow| this afternoon| this morning)?$`,
 	`what (?:did i ask you|have i asked you|am i supposed|are you supposed|are you going) to remind me`,
 	`what (?:are you|will you be) reminding me`,
 	`remind me (?:of )?(?:what|which) (?:my )?reminders`,
@@ -272,8 +277,9 @@ var (
 		`come back to (?:it|that|this|me)`,
 	)
 	// waitTrigger asks for time without naming the nudge ("give me five
-	// more minutes"); it is a snooze only with a length of time.
-	waitTrigger = alt(`give me`)
+	// more minutes"), or pushes the nudge without saying which way ("push
+	// it ninety minutes"); it is a snooze only with a length of time.
+	waitTrigger = alt(`give me`, `(?:push|bump|move|shift|kick|delay) `+snoozeTarget)
 )
 
 const defaultSnooze = 10 // README: snooze without a length is 10 minutes

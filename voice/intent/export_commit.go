@@ -56,3 +56,20 @@ func ReadBack(ws []Word) string {
 	}
 	return readBack(ts)
 }
+
+// Repair applies the command grammar's speech repairs to ws ("on
+// Wednesday, no, Thursday" is "on Thursday"); withdrawn reports that the
+// speaker took back what they said instead of correcting it ("…, no,
+// leave it", "…, actually Jenny will do it").
+func Repair(ws []Word) (out []Word, withdrawn bool) {
+	ts := make([]token, len(ws))
+	for i, w := range ws {
+		ts[i] = token{raw: w.Raw, word: w.Norm}
+	}
+	ts, withdrawn = repair(ts)
+	out = make([]Word, len(ts))
+	for i, t := range ts {
+		out[i] = Word{Raw: t.raw, Norm: t.word}
+	}
+	return out, withdrawn
+}

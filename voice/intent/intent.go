@@ -70,10 +70,17 @@ func Parse(text string, now time.Time) Intent {
 }
 
 // ParseWith reads a transcript heard at now with the given options. Times in
-// the result are in now's location.
+// the result are in now's location. Three steps come before the grammar:
+// the wake phrase is found wherever it was said (findWake), speech
+// repairs are applied (repair), and words that call on someone else or
+// take the command back are no command (address.go).
 func ParseWith(text string, now time.Time, opts ParseOptions) Intent {
-	ts, woke := stripWake(tokenize(text), tokenize(opts.wakePhrase()))
+	ts, woke := findWake(tokenize(text), tokenize(opts.wakePhrase()))
 	if opts.RequireWake && !woke {
+		return Intent{Kind: None}
+	}
+	ts, withdrawn := repair(ts)
+	if withdrawn || callsOnSomeoneElse(ts) {
 		return Intent{Kind: None}
 	}
 	in, f := read(ts, now, framing{named: woke}, 0)
@@ -96,7 +103,7 @@ func (o ParseOptions) wakePhrase() string {
 // addressed to Spirit, which deserves an answer even when the grammar
 // cannot read it.
 func WakeLed(text string, opts ParseOptions) bool {
-	ts, woke := stripWake(tokenize(text), tokenize(opts.wakePhrase()))
+	ts, woke := findWake(tokenize(text), tokenize(opts.wakePhrase()))
 	if woke || opts.RequireWake {
 		return woke
 	}

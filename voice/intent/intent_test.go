@@ -126,8 +126,10 @@ func TestGrammarDecisions(t *testing.T) {
 		{"remind me alone asks nothing", "2026-06-12T08:00:00-04:00", "remind me", `none`},
 
 		// Requests and questions.
-		{"remind me what is a question", "2026-06-12T08:00:00-04:00",
-			"remind me what the retainer was", `task task="remind me what the retainer was"`},
+		{"remind me what is a question to Spirit", "2026-06-12T08:00:00-04:00",
+			"spirit, remind me what the retainer was", `task task="remind me what the retainer was"`},
+		{"remind me what overheard is asked of a person", "2026-06-12T08:00:00-04:00",
+			"remind me what the retainer was", `none`},
 		{"cancel with an object is work", "2026-06-12T08:00:00-04:00",
 			"cancel my 3 o'clock with Marcy", `task task="cancel my 3 o'clock with Marcy"`},
 		{"calendar question", "2026-06-12T08:00:00-04:00",

@@ -9,7 +9,7 @@ import (
 // at the start of what was said to Spirit, so speech that merely contains
 // "remind" ("I need to remind the client", "did you remind him") is not one.
 var remindTrigger = regexp.MustCompile(`^(?:remind me|` +
-	`(?:set|create|add|make|schedule|put in) (?:me |up )?(?:a |an |another )?(?:new )?reminder|` +
+	`(?:set|create|add|make|schedule|put in) (?:me |up )?(?:a |an |another )?(?:new )?(?:repeating |recurring |regular |standing )?reminder|` +
 	`(?:can|could|may) i (?:get|have|set) (?:a |an |another )?(?:new )?reminder|` +
 	`new reminder|reminder|` +
 	`(?:don't|dont|do not) let me forget|` +
@@ -68,6 +68,12 @@ func parseRemind(ts []token, now time.Time, f framing) (Intent, bool) {
 	if n := prefixLen(remindTrigger, ts); n > 0 && !reminderCompounds[word(ts, n)] {
 		after := ts[n:]
 		if _, _, trig := triggerClause(after, 0, true); oneOf(word(after, 0), questionWords...) && !trig {
+			// "remind me what the cap was": a question. Said to Spirit
+			// it is work (look it up); said in a room it is asked of a
+			// person, and Spirit does nothing.
+			if !f.named {
+				return Intent{Kind: None}, true
+			}
 			return Intent{Kind: Task, Task: readBack(ts)}, true
 		}
 		return remindOf(after, now, true), true

@@ -18,7 +18,7 @@ var (
 	typography = strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`, "—", " ", "–", " ", "…", " ")
 
 	// "3pm", "3:30p.m." are two spoken words glued together by the recogniser.
-	gluedMeridiem = regexp.MustCompile(`^(\d{1,2}(?::\d{2})?)([ap])\.?m\.?$`)
+	gluedMeridiem = regexp.MustCompile(`^(\d{1,2}(?:[:.]\d{2})?)([ap])\.?m\.?$`)
 )
 
 // tokenize splits a transcript into words. Hesitations are dropped
@@ -172,6 +172,12 @@ var leadIns = [][]string{
 	{"that", "is", "not", "right|correct"},
 	{"that's|thats", "not", "what", "i", "said|meant|wanted"},
 	{"my", "mistake|bad"},
+	// A refusal before the lawyer says when instead: "not right now,
+	// push it ninety minutes".
+	{"not", "right", "now"},
+	{"not", "now|yet"},
+	{"not", "just", "yet"},
+	{"not", "at", "the", "moment"},
 	{"i'm|im", "back|done|finished|free"},
 	{"i", "am", "back|done|finished|free"},
 	{"i'm|im", "all", "done|finished"},
@@ -417,28 +423,18 @@ func trimTail(ts []token) (rest []token, named bool) {
 	}
 }
 
-// endsClause reports whether the recogniser put a pause mark after t.
+// endsClause reports whether the recogniser put a pause mark after t. The
+// full stop of a title ("Dr. Reyes") is no pause.
 func endsClause(t token) bool {
+	if strings.HasSuffix(t.raw, ".") && titles[t.word] {
+		return false
+	}
 	return strings.ContainsAny(t.raw[max(0, len(t.raw)-1):], ",.;:!?")
 }
 
-// stripWake removes a leading wake phrase (after at most some disfluencies)
-// and reports whether it was there.
-func stripWake(ts, wake []token) ([]token, bool) {
-	if len(wake) == 0 {
-		return ts, false
-	}
-	i := 0
-	for i < len(ts) && disfluencies[ts[i].word] {
-		i++
-	}
-	if len(ts)-i < len(wake) {
-		return ts, false
-	}
-	for k, w := range wake {
-		if ts[i+k].word != w.word {
-			return ts, false
-		}
-	}
-	return ts[i+len(wake):], true
+// titles come before a name, with a full stop the recogniser may write.
+var titles = map[string]bool{"judge": true,
+	"dr": true, "mr": true, "mrs": true, "ms": true, "mx": true, "prof": true, "st": true,
+	"sgt": true, "capt": true, "hon": true, "rev": true, "jr": true, "sr": true, "fr": true,
+	"gen": true, "col": true, "lt": true, "messrs": true, "mme": true, "mlle": true,
 }

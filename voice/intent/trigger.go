@@ -550,9 +550,6 @@ func nameAt(ts []token, j int) (string, int) {
 // possessiveS is the "'s" that ends a name said as an owner, in any case.
 var possessiveS = regexp.MustCompile(`(?i)['’]s$`)
 
-// titles come before a name, with a period the recogniser may write.
-var titles = map[string]bool{"dr": true, "mr": true, "mrs": true, "ms": true, "prof": true, "judge": true}
-
 // cleanName trims the punctuation a recogniser leaves around a name.
 func cleanName(s string) string {
 	return strings.TrimFunc(s, func(r rune) bool { return unicode.IsPunct(r) || unicode.IsSpace(r) })
