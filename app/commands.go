@@ -118,20 +118,24 @@ func (c *Core) cancelLast(ctx context.Context) (string, error) {
 	return "Nothing to take back.", nil
 }
 
-// closeNudgesAbout expires the open nudges about subject: their question is moot.
-func (c *Core) closeNudgesAbout(ctx context.Context, subject string) {
+// closeNudgesAbout expires the open nudges about subject: their question
+// is moot. It returns how many it withdrew.
+func (c *Core) closeNudgesAbout(ctx context.Context, subject string) int {
 	open, err := c.store.Nudges(ctx, store.NudgeShown, store.NudgeSnoozed)
 	if err != nil {
-		return
+		return 0
 	}
-	for _, n := range open {
-		if n.Subject != subject {
+	n := 0
+	for _, o := range open {
+		if o.Subject != subject {
 			continue
 		}
-		if _, err := c.store.RespondNudge(ctx, n.ID, store.NudgeExpired, ""); err == nil {
-			c.say.withdraw(n.ID)
+		if _, err := c.store.RespondNudge(ctx, o.ID, store.NudgeExpired, ""); err == nil {
+			c.say.withdraw(o.ID)
+			n++
 		}
 	}
+	return n
 }
 
 // snoozeCurrent pushes back the newest open nudge by minutes, or by the

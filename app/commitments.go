@@ -97,6 +97,10 @@ func (c *Core) commitment(ctx context.Context, cm commit.Commitment, at time.Tim
 		return
 	}
 	id := store.CommitmentIdentifier(sc.ID)
+	withdrawn := 0 // offers this one takes the place of
+	if added && cm.Replaces != "" {
+		withdrawn = c.supersedeCorrected(ctx, cm.Replaces, sc)
+	}
 	if added {
 		line := "heard, no time: " + cm.Task
 		if cm.HasTime {
@@ -118,7 +122,7 @@ func (c *Core) commitment(ctx context.Context, cm commit.Commitment, at time.Tim
 		c.event(ctx, store.CommitmentEventSource, id, "not offered: "+notOfferedCovered+" ("+store.ReminderIdentifier(r.ID)+")")
 		return
 	}
-	if reason := c.offerGate(ctx, cm, at); reason != "" {
+	if reason := c.offerGate(ctx, cm, at, withdrawn); reason != "" {
 		c.event(ctx, store.CommitmentEventSource, id, "not offered: "+reason+" (gate)")
 		return
 	}
@@ -140,8 +144,9 @@ func (c *Core) commitment(ctx context.Context, cm commit.Commitment, at time.Tim
 // offerGate returns why commitment cm, heard at at, must not be offered
 // now, or "" when it may: its deadline past, offered before (its
 // subject), or the lawyer's pacing — quiet hours and the hourly cap, package
-// pace's rule, which the glance and the work runner share.
-func (c *Core) offerGate(ctx context.Context, cm commit.Commitment, at time.Time) string {
+// pace's rule, which the glance and the work runner share. replacing
+// offers were just withdrawn for this one and do not count against the cap.
+func (c *Core) offerGate(ctx context.Context, cm commit.Commitment, at time.Time, replacing int) string {
 	if !cm.Deadline.After(at) {
 		return notOfferedPast
 	}
@@ -158,7 +163,7 @@ func (c *Core) offerGate(ctx context.Context, cm commit.Commitment, at time.Time
 		c.log.Warn("commitment gate: settings unreadable", "err", err)
 		return notOfferedSettings
 	}
-	return p.Gate(at, pace.LastHour(all, at))
+	return p.Gate(at, max(0, pace.LastHour(all, at)-replacing))
 }
 
 // pacing is the lawyer's pacing of unasked-for nudges: quiet hours and
@@ -210,6 +215,26 @@ func coveredBy(cm commit.Commitment, at time.Time, rs []store.Reminder) (store.R
 		}
 	}
 	return store.Reminder{}, false
+}
+
+// supersedeCorrected settles the commitment whose time sc corrects ("…by
+// Friday." "Actually, make that Monday."): it is superseded, and its offer,
+// if one is still on screen, withdrawn, so the lawyer is offered the
+// promise once, with the time they settled on. One already accepted or
+// settled is the lawyer's and stays as it is. It returns how many offers
+// were withdrawn: the corrected offer takes their place in the pacing.
+func (c *Core) supersedeCorrected(ctx context.Context, key string, sc store.Commitment) int {
+	old, err := c.store.CommitmentByKey(ctx, key)
+	if err != nil || old.ID == sc.ID || old.State.Closed() {
+		return 0
+	}
+	if _, err := c.store.CloseCommitment(ctx, old.ID, store.CommitmentSuperseded, 0); err != nil {
+		c.log.Warn("supersede corrected commitment", "id", old.ID, "err", err)
+		return 0
+	}
+	c.event(ctx, store.CommitmentEventSource, store.CommitmentIdentifier(old.ID),
+		"corrected by "+store.CommitmentIdentifier(sc.ID)+": "+sc.Task)
+	return c.closeNudgesAbout(ctx, nudge.CommitmentSubject(key))
 }
 
 // supersedeOpen settles the open commitments without a time that sc, said

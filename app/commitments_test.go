@@ -231,6 +231,48 @@ func TestHeardCommitments(t *testing.T) {
 	}
 }
 
+// TestCorrectedCommitment: a promise whose day the lawyer corrects a
+// moment later ("…by Friday." "Actually, make that Monday.") is offered
+// with the corrected day; the first offer is withdrawn from the screen and
+// its commitment superseded, so the lawyer is asked once, about the day
+// they settled on.
+func TestCorrectedCommitment(t *testing.T) {
+	clock := &testClock{t: mon}
+	c, st := newClockedCore(t, clock)
+	rec := record(c)
+	hear(t, c, clock, 20*time.Second, "okay I'll send you the revised redline by Friday",
+		"actually, make that Monday, I'm in court on Friday")
+
+	ns := nudgesOf(t, st, nudge.KindCommitment)
+	if len(ns) != 2 {
+		t.Fatalf("%d commitment nudges, want the first and the corrected one: %+v", len(ns), ns)
+	}
+	first, second := ns[0], ns[1]
+	if first.ID > second.ID {
+		first, second = second, first
+	}
+	if first.State != store.NudgeExpired || !strings.Contains(first.Message, "Friday") {
+		t.Errorf("first offer %q is %s, want Friday's offer expired", first.Message, first.State)
+	}
+	if second.State != store.NudgeShown || !strings.Contains(second.Message, "Mon Mar 18") {
+		t.Errorf("corrected offer %q is %s, want Monday's offer shown", second.Message, second.State)
+	}
+	if closed := rec.closed(); len(closed) != 1 || closed[0] != first.ID {
+		t.Errorf("withdrawn from the screen: %v, want nudge %d", closed, first.ID)
+	}
+	key, _ := nudge.CommitmentKey(first.Subject)
+	old, err := st.CommitmentByKey(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if old.State != store.CommitmentSuperseded {
+		t.Errorf("the corrected commitment is %s, want superseded", old.State)
+	}
+	if len(mentions(worldLog(t, st), "corrected by")) == 0 {
+		t.Error("the world log does not say the commitment was corrected")
+	}
+}
+
 // TestCommitmentOpenKeepsTheWords: an open commitment lists the words it
 // came from even after the transcript is purged.
 func TestCommitmentOpenKeepsTheWords(t *testing.T) {

@@ -451,7 +451,25 @@ func parseTask(ts []token) (Intent, bool) {
 	if !taskVerbs[first] && !oneOf(ts[1].word, particleVerbs[first]...) {
 		return Intent{}, false
 	}
+	if correctsTime(ts) {
+		return Intent{}, false
+	}
 	return Intent{Kind: Task, Task: readBack(ts)}, true
+}
+
+// correctsTime reports a correction of a time said before ("make that
+// Monday", "make it half past four, I'm in court till four"): no work is
+// asked, only a time changed, and what it changes was said to someone
+// (a promise on a call) or is read elsewhere.
+func correctsTime(ts []token) bool {
+	if !words(ts, 0, "make|change|move", "that|it") {
+		return false
+	}
+	j := 2
+	if words(ts, j, "to|for") {
+		j++
+	}
+	return leadingTime(ts[j:]) > 0
 }
 
 // mentions reports whether any word of ts is in set.
