@@ -160,22 +160,29 @@ RACE_UNIT_PKGS := ./app/desktop
 # and either failing fails `make test`.
 DESKTOP_PKGS := . ./app/desktop ./agents/glance ./platform/a11y ./platform/xtest
 test: deps-test whisper fyne-patch windows vet test-build
-	@$(MAKE) --no-print-directory -j2 --output-sync=line test-desktop test-rest
+	@$(MAKE) --no-print-directory -j2 --output-sync=line FUZZ_REUSE=1 test-desktop test-rest; \
+	  rc=$$?; rm -rf '$(FUZZ_BINS)'; exit $$rc
 
-# Every test binary, the race pass's and the Spirit the desktop tests start
-# are compiled before either lane runs a test (issue 28). On a machine that
-# never built Spirit the lanes otherwise compiled beside each other's
-# running tests, and checks of timing and wake-ups (the Fyne loop's rest,
-# the Thunderbird glance) failed under that load. -exec true links each
-# binary and runs none; warm, this takes about a minute (linking only).
+# Every package, test package and race-detector variant, and the Spirit
+# the desktop tests start, is compiled before either lane runs a test
+# (issue 28). On a machine that never built Spirit the lanes otherwise
+# compiled beside each other's running tests, and checks of timing and
+# wake-ups (the Fyne loop's rest, the Thunderbird glance) failed under
+# that load. `go list -export` compiles without linking: warm it costs
+# seconds, where linking every test binary here and again in the lanes
+# cost a minute (43 + 17 + 9 s measured). The fuzz binaries are built
+# whole, into FUZZ_BINS, and the lane's short fuzzing run uses them
+# (FUZZ_REUSE, set only by `make test`, right after this step built them).
+FUZZ_BINS := $(CURDIR)/bin/fuzz
 test-build:
 	@build/step.sh "compiling the tests before any runs (the first time about $(COLD_TESTBUILD_MIN) min on 2 cores)" \
-	  $(GO) test -count=1 -vet=off -run '^$$' -exec true ./...
+	  $(GO) list -test -export -deps -f '' ./...
 	@build/step.sh "compiling the race-detector tests (the first time about $(COLD_RACEBUILD_MIN) min on 2 cores)" \
-	  $(GO) test -race -count=1 -vet=off -run '^$$' -exec true $(RACE_PKGS) $(RACE_UNIT_PKGS)
+	  $(GO) list -race -test -export -deps -f '' $(RACE_PKGS) $(RACE_UNIT_PKGS)
 	@build/step.sh "compiling the Spirit the desktop tests start" \
-	  $(GO) build -tags $(TAGS),spirittest -o /dev/null .
-	@GO='$(GO)' FUZZ_BUILD_ONLY=1 build/step.sh "compiling the fuzz targets (the first time about $(COLD_FUZZBUILD_MIN) min on 2 cores)" \
+	  $(GO) list -export -deps -f '' -tags $(TAGS),spirittest .
+	@rm -rf '$(FUZZ_BINS)' && mkdir -p '$(FUZZ_BINS)'
+	@GO='$(GO)' FUZZ_BUILD_ONLY=1 FUZZ_BIN_DIR='$(FUZZ_BINS)' build/step.sh "compiling the fuzz targets (the first time about $(COLD_FUZZBUILD_MIN) min on 2 cores)" \
 	  build/fuzz.sh 1
 	@SPIRIT_REQUIRE_DESKTOP=1 build/step.sh "making the Wine prefix the Windows tests copy (once, about a minute; cached after)" \
 	  $(GO) test -count=1 -run '^TestWinePrefix$$' .
@@ -187,7 +194,7 @@ test-rest:
 	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -p 1 -count=1 -timeout 20m $$($(GO) list ./... | grep -vxF -f <($(GO) list $(RACE_PKGS) $(DESKTOP_PKGS)))
 	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -p 1 -race -count=1 -timeout 20m $(RACE_PKGS) $(RACE_UNIT_PKGS)
 	cd build/package && GOWORK=off $(GO) test -count=1 ./...
-	@GO='$(GO)' build/fuzz.sh $(FUZZTIME)
+	@GO='$(GO)' $(if $(FUZZ_REUSE),FUZZ_REUSE=1 FUZZ_BIN_DIR='$(FUZZ_BINS)') build/fuzz.sh $(FUZZTIME)
 
 # Every package's tests under the race detector, integration tests
 # included but app/desktop's (about 10 minutes on two cores, more than

@@ -64,17 +64,20 @@ done
 cmd="apt-get install -y --no-install-recommends ${missing[*]}"
 if [ "$(id -u)" -ne 0 ]; then
   if command -v sudo >/dev/null && sudo -n true 2>/dev/null; then
-    echo "Installing: ${missing[*]}" >&2
+    echo "installing ${#missing[@]} system packages (once; a few minutes on a new machine): ${missing[*]}" >&2
     sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive $cmd
+    echo "  done in $SECONDS s" >&2
     exit 0
   fi
   echo "Spirit needs these system packages: ${missing[*]}" >&2
   echo "Run:  sudo apt-get update && sudo $cmd" >&2
   exit 1
 fi
-echo "Installing: ${missing[*]}" >&2
+# Issue 28: a long first run says what it does and how long it took.
+echo "installing ${#missing[@]} system packages (once; a few minutes on a new machine): ${missing[*]}" >&2
 apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $cmd >/dev/null || {
   echo "apt-get could not install: ${missing[*]} (see the output above); install them and retry" >&2
   exit 1
 }
+echo "  done in $SECONDS s" >&2

@@ -22,6 +22,11 @@
 #   GO                 the go command (default: go on PATH)
 #   FUZZ_LANES         targets fuzzed at the same time (default 2)
 #   FUZZ_PARALLEL      fuzzing processes per target (default 1)
+#   FUZZ_BIN_DIR       where the instrumented test binaries are built (default:
+#                      a temporary folder, removed at the end)
+#   FUZZ_REUSE         1: use the binaries already in FUZZ_BIN_DIR (make test
+#                      builds them in test-build, minutes before its lane
+#                      fuzzes; a binary that is missing is built)
 #   FUZZ_MINIMIZE      how long to shrink an input that widened coverage or
 #                      failed (-fuzzminimizetime; default 5s: the engine's
 #                      60 s stalls short runs, and a failing input is saved
@@ -97,8 +102,10 @@ for entry in "${info[@]}"; do
   # One instrumented test binary per package, run once per target: `go
   # test -fuzz` would check the build and link anew for every target,
   # which costs more than a short run fuzzes.
-  bin="$log/${ip//\//_}.test"
-  if ! "$GO" test -c -fuzz=. -o "$bin" "$ip" >"$log/build" 2>&1; then
+  bin="${FUZZ_BIN_DIR:-$log}/${ip//\//_}.test"
+  if [ "${FUZZ_REUSE:-}" = 1 ] && [ -x "$bin" ]; then
+    : # built by make test-build for this run
+  elif ! "$GO" test -c -fuzz=. -o "$bin" "$ip" >"$log/build" 2>&1; then
     cat "$log/build" >&2
     summary+=("FAIL  $rel  (does not build)")
     failed=1
