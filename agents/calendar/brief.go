@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spirit-app/spirit/agents/mail"
 	"github.com/spirit-app/spirit/agents/proposal"
 )
 
@@ -17,22 +18,10 @@ const Lead = 15 * time.Minute
 // Lookback is how far back mail from a meeting's people counts.
 const Lookback = 30 * 24 * time.Hour
 
-// Me is the lawyer: a name, and every address they use.
-type Me struct {
-	Name      string   `json:"name"`
-	Addresses []string `json:"addresses"`
-}
-
-// Is reports whether addr is one of the lawyer's addresses.
-func (m Me) Is(addr string) bool {
-	addr = strings.TrimSpace(addr)
-	for _, a := range m.Addresses {
-		if strings.EqualFold(strings.TrimSpace(a), addr) {
-			return true
-		}
-	}
-	return false
-}
+// Me is the lawyer: a name, and every address they use; the mail model's,
+// so that a brief and the glance read mail with one notion of who the
+// lawyer is.
+type Me = mail.Me
 
 // Reasons an occurrence does not qualify for a brief (Skip), and reasons
 // a Decision gives.

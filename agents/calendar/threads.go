@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/spirit-app/spirit/agents/glance"
-	"github.com/spirit-app/spirit/agents/mail"
 	"github.com/spirit-app/spirit/agents/mail/index"
 )
 
@@ -16,10 +15,10 @@ import (
 const maxPersonThreads = 50
 
 // MailThreads is the OpenThreadsFunc of the mail index at now: a thread is
-// open when one of the addresses wrote in it in the Lookback before now,
-// its newest message (as of now) is addressed to the lawyer, and the
-// glance's thread decision says it needs a reply (not answered, not a
-// newsletter, not an FYI).
+// open when one of the addresses wrote in it in the Lookback before now
+// and the glance's thread decision on its newest message (as of now) says
+// it needs a reply: not answered, not automated, to the lawyer (in To, or
+// called on by name in Cc), and asking something of them.
 func MailThreads(ix *index.Index, me Me, now time.Time) OpenThreadsFunc {
 	return func(ctx context.Context, addrs []string) ([]OpenThread, error) {
 		seen := map[int64]bool{}
@@ -71,7 +70,7 @@ func openThread(ctx context.Context, t index.Thread, addrs []string, me Me, now 
 			recent = true
 		}
 	}
-	if last == nil || !recent || me.Is(last.From.Email) || !addressedTo(*last, me) {
+	if last == nil || !recent || me.Is(last.From.Email) {
 		return OpenThread{}, false, nil
 	}
 	d, err := judgeThread(ctx, t, me, now)
@@ -103,15 +102,6 @@ func judgeThread(ctx context.Context, t index.Thread, me Me, now time.Time) (gla
 		return glance.Decision{}, fmt.Errorf("judge thread %d: %w", t.ID, err)
 	}
 	return d, nil
-}
-
-func addressedTo(m index.ThreadMessage, me Me) bool {
-	for _, a := range append(append([]mail.Address(nil), m.To...), m.Cc...) {
-		if me.Is(a.Email) {
-			return true
-		}
-	}
-	return false
 }
 
 func containsFold(list []string, s string) bool {

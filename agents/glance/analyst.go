@@ -169,11 +169,16 @@ func judge(ctx context.Context, t index.Thread, in Input) (Decision, error) {
 		Subject:   displaySubject(t, last),
 		Sender:    senderName(last),
 	}
+	me := mail.Me{Name: in.MeName, Addresses: in.Me}
 	switch {
 	case last.FromMe || isMe(last.From.Email, in.Me):
 		d.Reason = ReasonAlreadyReplied
-	case isBulk(last):
+	case mail.Automated(last.From, last.Subject, last.Headers, last.Body) != mail.None:
+		// A machine's mail asks nothing of the lawyer, whatever its words.
 		d.Reason = ReasonNewsletter
+	case !mail.AudienceOf(last.To, last.Cc, last.Body, me).ToMe():
+		// Copied, blind-copied or on a list: someone else was written to.
+		d.Reason = ReasonFYI
 	default:
 		var others []string
 		for _, a := range append(append([]mail.Address(nil), last.To...), last.Cc...) {
@@ -251,34 +256,4 @@ func waitingMessage(sender, subject string) string {
 		return head + subject + tail[1:]
 	}
 	return head + subject + tail
-}
-
-var (
-	noreplyRe = regexp.MustCompile(`(?i)^(?:no-?reply|do-?not-?reply|donotreply|notifications?|newsletters?|news|mailer-daemon|bounce[s]?|digest|updates|alerts?|marketing)[+@._-]`)
-	// Wording newsletters and automated mail carry in their own text.
-	bulkWordsRe = regexp.MustCompile(`(?i)\bunsubscribe\b|manage (?:your )?(?:email )?(?:preferences|subscriptions?)|view (?:this email )?in (?:your )?browser|you are receiving this|you received this (?:email|message) because|this is an automated (?:message|email|notification)|do not reply to this (?:email|message)`)
-)
-
-// isBulk reports newsletters and automated mail: the index's header
-// signals (List-Id, List-Unsubscribe, Precedence, Auto-Submitted), then
-// sender addresses and wording that give them away.
-func isBulk(m index.ThreadMessage) bool {
-	if m.Bulk || noreplyRe.MatchString(strings.ToLower(m.From.Email)) {
-		return true
-	}
-	for k, v := range m.Headers {
-		switch strings.ToLower(k) {
-		case "list-id", "list-unsubscribe":
-			return true
-		case "precedence":
-			if v = strings.ToLower(v); v == "bulk" || v == "list" || v == "junk" {
-				return true
-			}
-		case "auto-submitted":
-			if !strings.EqualFold(strings.TrimSpace(v), "no") {
-				return true
-			}
-		}
-	}
-	return bulkWordsRe.MatchString(m.Body)
 }

@@ -4,9 +4,12 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/spirit-app/spirit/agents/mail"
 )
 
 var (
@@ -17,9 +20,6 @@ var (
 	courtesyRe = regexp.MustCompile(`(?i)(?:please |do |and )?(?:let (?:me|us) know|feel free to (?:reach out|contact|call)|(?:please )?do not hesitate to (?:reach out|contact|call)|don't hesitate to (?:reach out|contact|call))[^.?!\n]*?\b(?:any|further|other) (?:questions?|comments?|concerns?)[^.?!\n]*[.?!]?|(?:please )?(?:find|see) (?:the )?attached\b|please note\b|(?:hope|trust) (?:this|that|you)[^.?!\n]*[.?!]|how are you\?|hope all is well[.?!]?`)
 	// Requests to the reader.
 	requestRe = regexp.MustCompile(`(?i)\b(?:can|could|would|will) you\b|\bplease\b|\blet (?:me|us) know\b|\bwe need\b|\bi need\b|\bneed (?:you|your|it|them|this|the)\b|\b(?:can|could) we\b|\bconfirm\b|\bsend (?:me|us|over)\b|\bby (?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|today|eod|cob|end of (?:the )?day|noon)\b|\bdeadline\b|\bwaiting (?:on|for) (?:you|your)\b|\bthoughts\?|\bany objection`)
-	// A line that opens by naming whom it addresses: "Ray – please…",
-	// "Dana, two questions:".
-	vocativeRe = regexp.MustCompile(`^([A-Z][a-zA-Z'\-]+)\s*(?:[–—:,]|\s-)\s*`)
 	// Signature and quoted-history starts; the ask is above them.
 	sigStartRe = regexp.MustCompile(`(?i)^(?:--\s*|sent from my\b|get outlook for\b|best(?: regards)?,?|regards,?|thanks,?|thank you,?|cheers,?|sincerely,?|kind regards,?|all the best,?)$`)
 	listItemRe = regexp.MustCompile(`^(?:[-*•–]|\(?\d{1,2}[.)]|\(?[a-z][.)])\s`)
@@ -37,19 +37,25 @@ func findAsk(ctx context.Context, body, me string, others []string) (ask string,
 	if noActionRe.MatchString(body) {
 		return "", false, nil
 	}
-	first := firstName(me)
 	toOther := false
 	for _, line := range logicalLines(body) {
 		if err := ctx.Err(); err != nil {
 			return "", false, fmt.Errorf("find ask: %w", err)
 		}
-		if m := vocativeRe.FindStringSubmatch(line); m != nil && len(line) > len(m[0]) && !isGreeting(m[1]) {
-			switch {
-			case strings.EqualFold(m[1], first) || isGroup(m[1]):
-				toOther = false
-			case containsFold(others, m[1]):
-				toOther = true
+		// A line that opens by calling on people, greeting included ("Hi
+		// Gil,", "Leah and Nadia –"), turns the text to them until the
+		// next one.
+		var called []string
+		for _, n := range mail.Vocative(line) {
+			if w := firstName(n); w != "" && !isGreeting(w) {
+				called = append(called, w)
 			}
+		}
+		switch {
+		case me != "" && mail.CallsOn(line, me), slices.ContainsFunc(called, isGroup):
+			toOther = false
+		case slices.ContainsFunc(called, func(w string) bool { return containsFold(others, w) }):
+			toOther = true
 		}
 		if toOther {
 			continue

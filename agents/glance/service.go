@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spirit-app/spirit/agents/mail"
 	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/agents/nudge"
 	"github.com/spirit-app/spirit/agents/proposal"
@@ -419,7 +420,7 @@ func (s *Service) glance(ctx context.Context, g *glanceRun) {
 		say("silent: already nudged about this thread (gate)", true)
 		return
 	}
-	checked, err := checkProposal(ctx, s.opt.Index, d, in.Me)
+	checked, err := checkProposal(ctx, s.opt.Index, d, mail.Me{Name: in.MeName, Addresses: in.Me})
 	if why := proposal.Why(err); why != nil {
 		// What gave it away stays out of the world log, which models read.
 		s.opt.Log.Warn("glance: proposal dropped", "reason", why.Reason, "what", why.What,

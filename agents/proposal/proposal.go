@@ -24,12 +24,14 @@ package proposal
 import (
 	"errors"
 	"fmt"
-	"net/mail"
+	netmail "net/mail"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/spirit-app/spirit/agents/mail"
 )
 
 // Action is what a proposal offers to do if the lawyer accepts: one of
@@ -76,6 +78,12 @@ type Thread struct {
 	// People are everyone on the thread but the lawyer: who wrote, who
 	// was written to or copied, who the index lists as its participants.
 	People []Person
+	// Automated and Audience are the mail model's reading of Sender's
+	// message (mail.Automated, mail.AudienceOf): a reply answers a
+	// person who wrote to the lawyer, never a machine, never mail the
+	// lawyer was only copied on.
+	Automated mail.Automation
+	Audience  mail.Audience
 }
 
 // Meeting is one of the lawyer's meetings, as code read it from their
@@ -157,6 +165,8 @@ const (
 	Instruction      Reason = "words of an instruction to a model"
 	Hidden           Reason = "hidden characters"
 	Unnamed          Reason = "does not name who it is about"
+	AutomatedMail    Reason = "a reply to automated mail"
+	NotToLawyer      Reason = "a reply to mail that was not to the lawyer"
 )
 
 // Dropped is Check's error: the reason, and the address, link, phrase,
@@ -233,6 +243,12 @@ func Check(p Proposed, f Facts) (Checked, error) {
 		if p.Action == None {
 			break
 		}
+		switch {
+		case th.Automated != mail.None:
+			return Checked{}, drop(AutomatedMail, string(th.Automated))
+		case th.Sender.Email != "" && !th.Audience.ToMe():
+			return Checked{}, drop(NotToLawyer, th.Audience.String())
+		}
 		to, err := recipients(p.To, th, f.Me)
 		if err != nil {
 			return Checked{}, err
@@ -307,7 +323,7 @@ func onThread(th *Thread, p Person) Person {
 // there is none.
 func address(s string) string {
 	s = strings.TrimSpace(s)
-	if a, err := mail.ParseAddress(s); err == nil {
+	if a, err := netmail.ParseAddress(s); err == nil {
 		return lower(a.Address)
 	}
 	if strings.Count(s, "@") == 1 && !strings.ContainsAny(s, " <>,;") {

@@ -36,6 +36,21 @@ func TestCheck(t *testing.T) {
 			p: reply("Marcy Howard needs your read on SNDA 4.2(b) today."), f: facts,
 			want: Checked{Message: "Marcy Howard needs your read on SNDA 4.2(b) today.", Action: Reply, Thread: snda,
 				To: []Person{marcy}, Prompt: sndaPrompt}},
+		{name: "a reply to an automated message: dropped",
+			p: reply("Marcy Howard needs your read on SNDA 4.2(b) today."),
+			f: Facts{Me: me, Thread: &Thread{ID: 12, Subject: "Out of office", Sender: marcy, People: []Person{marcy},
+				Automated: mail.AutoReply, Audience: mail.Addressed}},
+			drops: AutomatedMail, what: string(mail.AutoReply)},
+		{name: "a reply to mail the lawyer was only copied on: dropped",
+			p:     reply("Marcy Howard needs your read on SNDA 4.2(b) today."),
+			f:     Facts{Me: me, Thread: &Thread{ID: 12, Subject: "SNDA", Sender: marcy, People: []Person{marcy}, Audience: mail.Copied}},
+			drops: NotToLawyer, what: "copied"},
+		{name: "copied but called on by name: kept",
+			p: reply("Marcy Howard needs your read on SNDA 4.2(b) today."),
+			f: Facts{Me: me, Thread: &Thread{ID: 12, Subject: "SNDA", Sender: marcy, People: []Person{marcy}, Audience: mail.CalledOn}},
+			want: Checked{Message: "Marcy Howard needs your read on SNDA 4.2(b) today.", Action: Reply,
+				Thread: &Thread{ID: 12, Subject: "SNDA", Sender: marcy, People: []Person{marcy}, Audience: mail.CalledOn},
+				To:     []Person{marcy}, Prompt: "Draft a reply to Marcy Howard <marcy@howardlaw.com> about SNDA"}},
 		{name: "reply to someone copied on the thread: kept",
 			p: with(reply("Priya asked for the estoppel."), func(p *Proposed) { p.To = []string{"Priya <PRIYA@howardlaw.com>"} }), f: facts,
 			want: Checked{Message: "Priya asked for the estoppel.", Action: Reply, Thread: snda, To: []Person{priya},
@@ -175,7 +190,7 @@ func TestKnown(t *testing.T) {
 }
 
 func TestThreadOf(t *testing.T) {
-	isMe := func(a string) bool { return a == "dana@hartleyross.com" }
+	me := mail.Me{Name: "Dana Whitfield", Addresses: []string{"dana@hartleyross.com"}}
 	day := time.Date(2026, 6, 18, 9, 0, 0, 0, time.UTC)
 	dana := mail.Address{Name: "Dana Whitfield", Email: "Dana@HartleyRoss.com"}
 	th := index.Thread{ID: 7, Subject: "SNDA", Participants: []mail.Address{{Email: "marcy@howardlaw.com"}},
@@ -184,19 +199,28 @@ func TestThreadOf(t *testing.T) {
 				Cc: []mail.Address{{Name: "Priya Natarajan", Email: "priya@howardlaw.com"}}, Date: day},
 			{MessageID: "<2@x>", From: dana, FromMe: true, To: []mail.Address{{Email: "marcy@howardlaw.com"}}, Date: day.Add(time.Hour)},
 			{MessageID: "<3@x>", From: mail.Address{Name: "Priya Natarajan", Email: "priya@howardlaw.com"}, To: []mail.Address{dana}, Date: day.Add(2 * time.Hour)},
+			{MessageID: "<4@x>", From: mail.Address{Name: "Priya Natarajan", Email: "priya@howardlaw.com"},
+				To: []mail.Address{{Email: "marcy@howardlaw.com"}}, Cc: []mail.Address{dana},
+				Body: "Marcy, the estoppel is attached.", Date: day.Add(3 * time.Hour)},
+			{MessageID: "<5@x>", From: mail.Address{Name: "Marcy Howard", Email: "marcy@howardlaw.com"}, To: []mail.Address{dana},
+				Headers: map[string]string{"auto-submitted": "auto-replied"}, Body: "I am out of the office until Monday.",
+				Date: day.Add(4 * time.Hour)},
 		}}
 	people := []Person{marcy, priya}
 	for _, tc := range []struct {
 		name, mid string
 		want      Thread
 	}{
-		{"the message answered", "<1@x>", Thread{ID: 7, Subject: "SNDA", Sender: marcy, People: people}},
-		{"no message named: the newest not from the lawyer", "", Thread{ID: 7, Subject: "SNDA", Sender: priya, People: people}},
+		{"the message answered", "<1@x>", Thread{ID: 7, Subject: "SNDA", Sender: marcy, People: people, Audience: mail.Addressed}},
+		{"no message named: the newest a person wrote, not the lawyer or a machine", "", Thread{ID: 7, Subject: "SNDA", Sender: priya, People: people, Audience: mail.Copied}},
+		{"a message the lawyer was copied on", "<4@x>", Thread{ID: 7, Subject: "SNDA", Sender: priya, People: people, Audience: mail.Copied}},
+		{"an out-of-office answer", "<5@x>", Thread{ID: 7, Subject: "SNDA", Sender: marcy, People: people,
+			Automated: mail.AutoReply, Audience: mail.Addressed}},
 		{"the lawyer's own message has no sender to answer", "<2@x>", Thread{ID: 7, Subject: "SNDA", People: people}},
 		{"a message not in the thread", "<9@x>", Thread{ID: 7, Subject: "SNDA", People: people}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := ThreadOf(th, tc.mid, isMe); !reflect.DeepEqual(got, tc.want) {
+			if got := ThreadOf(th, tc.mid, me); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("ThreadOf = %+v\nwant %+v", got, tc.want)
 			}
 		})

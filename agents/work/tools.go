@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spirit-app/spirit/agents/llm"
+	"github.com/spirit-app/spirit/agents/mail"
 	"github.com/spirit-app/spirit/agents/mail/index"
 	"github.com/spirit-app/spirit/agents/mail/mailtools"
 	"github.com/spirit-app/spirit/agents/proposal"
@@ -157,9 +157,14 @@ func CheckNotice(ctx context.Context, ix *index.Index, n NoticeCall) (Notice, er
 		if err != nil {
 			return Notice{}, fmt.Errorf("mail accounts: %w", err)
 		}
+		var me mail.Me
 		for _, a := range as {
-			f.Me = append(f.Me, a.Addresses()...)
+			me.Addresses = append(me.Addresses, a.Addresses()...)
+			if me.Name == "" {
+				me.Name = a.Name
+			}
 		}
+		f.Me = me.Addresses
 		if n.Thread > 0 {
 			t, err := ix.ReadEmailThread(ctx, n.Thread)
 			switch {
@@ -167,10 +172,7 @@ func CheckNotice(ctx context.Context, ix *index.Index, n NoticeCall) (Notice, er
 			case err != nil:
 				return Notice{}, err
 			default:
-				isMe := func(addr string) bool {
-					return slices.ContainsFunc(f.Me, func(m string) bool { return strings.EqualFold(m, addr) })
-				}
-				th := proposal.ThreadOf(t, "", isMe)
+				th := proposal.ThreadOf(t, "", me)
 				f.Thread = &th
 			}
 		}

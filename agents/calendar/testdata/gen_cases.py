@@ -509,5 +509,57 @@ def c19():
     write("bare-subject-names-a-window", now.isoformat(), ME1, cal, msgs,
           {"nudge": True, "event_uid": "marlowe-checklist@marlowecap.com", "recurrence_id": None, "message_ids": [a]})
 
-for f in [c19, c18, c17, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16]:
+# 20. The open thread's newest message went to the lawyer's paralegal; the lawyer is only copied.
+RAY = ("Ray Kim", "rkim@lindqvistraman.com")  # Priya's paralegal
+def c20():
+    now = datetime(2026, 11, 12, 13, 50, tzinfo=EST)
+    a = "<pl20.1@mail.lindqvistraman.com>"
+    b = "<pl20.2@hartiganbuild.com>"
+    msgs = [Msg(a, datetime(2026, 11, 11, 9, 0, tzinfo=EST), PR, [OWEN], "Harbor Point closeout documents",
+                "Owen,\n\nRay will collect the closeout documents from you this week.\n\nPriya\n", cc=[RAY]),
+            Msg(b, datetime(2026, 11, 12, 10, 30, tzinfo=EST), OWEN, [RAY], "RE: Harbor Point closeout documents",
+                "Hi Ray,\n\nCould you send me the list of the lien waivers you still need?\n\nOwen\n", cc=[PR], reply_to=[a])]
+    cal = ics(["America/New_York"], [
+        base_event("hp-closeout@hartiganbuild.com", "Harbor Point - closeout call",
+                   "DTSTART;TZID=America/New_York:20261112T140000", "DTEND;TZID=America/New_York:20261112T143000",
+                   OWEN, [(PR[0], PR[1], "ACCEPTED"), (RAY[0], RAY[1], "ACCEPTED")]),
+    ])
+    write("open-thread-to-the-paralegal", now.isoformat(), ME1, cal, msgs, {"nudge": False})
+
+# 21. Copied, but the newest message turns to the lawyer by name with a question: open.
+def c21():
+    now = datetime(2026, 11, 13, 10, 48, tzinfo=EST)
+    a = "<pn21.1@mail.lindqvistraman.com>"
+    b = "<pn21.2@hartiganbuild.com>"
+    msgs = [Msg(a, datetime(2026, 11, 12, 9, 0, tzinfo=EST), PR, [OWEN], "Harbor Point retainage",
+                "Owen,\n\nRay is collecting the pay applications.\n\nPriya\n", cc=[RAY]),
+            Msg(b, datetime(2026, 11, 12, 16, 0, tzinfo=EST), OWEN, [RAY], "RE: Harbor Point retainage",
+                "Ray, the pay applications are attached.\n\nPriya, can the owner release half the retainage at substantial completion?\n\nOwen\n",
+                cc=[PR], reply_to=[a])]
+    cal = ics(["America/New_York"], [
+        base_event("hp-retainage@hartiganbuild.com", "Harbor Point - retainage",
+                   "DTSTART;TZID=America/New_York:20261113T110000", "DTEND;TZID=America/New_York:20261113T113000",
+                   OWEN, [(PR[0], PR[1], "ACCEPTED")]),
+    ])
+    write("copied-but-called-on-by-name", now.isoformat(), ME1, cal, msgs,
+          {"nudge": True, "event_uid": "hp-retainage@hartiganbuild.com", "recurrence_id": None, "message_ids": [b]})
+
+# 22. The attendee's newest message is an out-of-office answer to the lawyer's question: nothing waits on her.
+def c22():
+    now = datetime(2026, 11, 16, 8, 47, tzinfo=EST)
+    a = "<oo22.1@mail.lindqvistraman.com>"
+    b = "<oo22.2@marlowecap.com>"
+    msgs = [Msg(a, datetime(2026, 11, 13, 17, 0, tzinfo=EST), PR, [TESS], "Marlowe guaranty - open points",
+                "Tess,\n\nCan we close out the two open points on the guaranty on Monday's call?\n\nPriya\n"),
+            Msg(b, datetime(2026, 11, 13, 17, 1, tzinfo=EST), TESS, [PR], "Automatic reply: Marlowe guaranty - open points",
+                "I am out of the office until Monday. Please contact my assistant if this is urgent.\n", reply_to=[a],
+                headers=["Auto-Submitted: auto-replied"])]
+    cal = ics(["America/New_York"], [
+        base_event("marlowe-guaranty@marlowecap.com", "Marlowe guaranty call",
+                   "DTSTART;TZID=America/New_York:20261116T090000", "DTEND;TZID=America/New_York:20261116T093000",
+                   TESS, [(PR[0], PR[1], "ACCEPTED")]),
+    ])
+    write("out-of-office-answer-is-not-open", now.isoformat(), ME1, cal, msgs, {"nudge": False})
+
+for f in [c22, c21, c20, c19, c18, c17, c1, c2, c3, c4, c5, c6, c7, c8, c9, c10, c11, c12, c13, c14, c15, c16]:
     f()

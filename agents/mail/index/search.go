@@ -75,9 +75,10 @@ type LatestMessage struct {
 	From      mail.Address `json:"from"`
 	Date      time.Time    `json:"date"`
 	Snippet   string       `json:"snippet"` // the start of its new text
-	// Bulk marks newsletters and automated mail (List-Id,
-	// List-Unsubscribe, Precedence: bulk, Auto-Submitted).
-	Bulk bool `json:"bulk,omitempty"`
+	// Bulk marks newsletters and automated mail; Automated says which
+	// kind (mail.Automated).
+	Bulk      bool            `json:"bulk,omitempty"`
+	Automated mail.Automation `json:"automated,omitempty"`
 }
 
 // Thread is a whole thread for ReadEmailThread.
@@ -104,7 +105,10 @@ type ThreadMessage struct {
 	Date       time.Time      `json:"date"`
 	FromMe     bool           `json:"from_me,omitempty"`
 	Draft      bool           `json:"draft,omitempty"`
-	Bulk       bool           `json:"bulk,omitempty"`
+	// Bulk marks newsletters and automated mail; Automated says which
+	// kind (mail.Automated).
+	Bulk      bool            `json:"bulk,omitempty"`
+	Automated mail.Automation `json:"automated,omitempty"`
 	// Body is the message's own text; Quoted is the history it quotes
 	// ("-----Original Message-----", "On … wrote:", "> …"), kept apart
 	// because it repeats the earlier messages of the thread.
@@ -656,7 +660,8 @@ func (x *Index) threadHits(ctx context.Context, db *sql.DB, tids []int64) ([]Thr
 	var hits []ThreadHit
 	for part := range slices.Chunk(tids, chunk) {
 		rows, err := db.QueryContext(ctx, `SELECT t.id, t.account_id, t.subject, t.participants, t.message_count, t.draft_count,
-				m.message_id, m.subject, m.from_name, m.from_email, m.date, substr(m.body, 1, 2000), m.headers
+				m.message_id, m.subject, m.from_name, m.from_email, m.date, substr(m.body, 1, 2000),
+				CASE WHEN length(m.body) > 2000 THEN substr(m.body, -1000) ELSE '' END, m.headers
 			FROM mail_threads t JOIN mail_messages m ON m.id = t.latest_id
 			WHERE t.id IN (`+placeholders(len(part))+`)`, int64Args(part)...)
 		if err != nil {
@@ -667,10 +672,10 @@ func (x *Index) threadHits(ctx context.Context, db *sql.DB, tids []int64) ([]Thr
 				h              ThreadHit
 				parts, headers string
 				date           int64
-				text           string
+				text, tail     string
 			)
 			if err := rows.Scan(&h.ThreadID, &h.AccountID, &h.Subject, &parts, &h.MessageCount, &h.Drafts,
-				&h.Latest.MessageID, &h.Latest.Subject, &h.Latest.From.Name, &h.Latest.From.Email, &date, &text, &headers); err != nil {
+				&h.Latest.MessageID, &h.Latest.Subject, &h.Latest.From.Name, &h.Latest.From.Email, &date, &text, &tail, &headers); err != nil {
 				rows.Close()
 				return nil, fmt.Errorf("threads: %w", err)
 			}
@@ -685,7 +690,10 @@ func (x *Index) threadHits(ctx context.Context, db *sql.DB, tids []int64) ([]Thr
 			}
 			h.Latest.Date = unixMilli(date)
 			h.Latest.Snippet = snippet(text, snippetLen)
-			h.Latest.Bulk = isBulk(hm)
+			// The footers that tell automated mail are at the end: the
+			// head and the tail of a long body are read.
+			h.Latest.Automated = mail.Automated(h.Latest.From, h.Latest.Subject, hm, text+"\n"+tail)
+			h.Latest.Bulk = h.Latest.Automated != mail.None
 			h.LatestFromMe = slices.Contains(own[h.AccountID], h.Latest.From.Email)
 			hits = append(hits, h)
 		}
@@ -755,7 +763,8 @@ func (x *Index) ReadEmailThread(ctx context.Context, threadID int64) (Thread, er
 		}
 		m.Date = unixMilli(date)
 		m.FromMe = slices.Contains(own[t.AccountID], m.From.Email)
-		m.Bulk = isBulk(m.Headers)
+		m.Automated = mail.Automated(m.From, m.Subject, m.Headers, m.Body)
+		m.Bulk = m.Automated != mail.None
 		t.Messages = append(t.Messages, m)
 	}
 	if err := rows.Err(); err != nil {
@@ -828,21 +837,6 @@ func ownAddresses(ctx context.Context, db *sql.DB) (map[int64][]string, error) {
 		out[a.ID] = a.Addresses()
 	}
 	return out, rows.Err()
-}
-
-// isBulk tells newsletters and automated mail by their headers.
-func isBulk(h map[string]string) bool {
-	if h["list-id"] != "" || h["list-unsubscribe"] != "" {
-		return true
-	}
-	switch strings.ToLower(strings.TrimSpace(h["precedence"])) {
-	case "bulk", "list", "junk":
-		return true
-	}
-	if a := strings.ToLower(strings.TrimSpace(h["auto-submitted"])); a != "" && a != "no" {
-		return true
-	}
-	return false
 }
 
 func unixMilli(ms int64) time.Time {

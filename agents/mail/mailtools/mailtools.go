@@ -49,7 +49,11 @@ type Message struct {
 	Date      string         `json:"date"`
 	FromMe    bool           `json:"from_me"`
 	Draft     bool           `json:"draft,omitempty"`
-	Body      string         `json:"body"`
+	// Automated says a machine sent it (an out-of-office answer, a
+	// portal's notice, a list): the model is told, so it does not draft
+	// a reply to a robot.
+	Automated mail.Automation `json:"automated,omitempty"`
+	Body      string          `json:"body"`
 }
 
 // Clock formats dates as the lawyer's mail client shows them: in loc.
@@ -87,7 +91,7 @@ func ThreadOf(t index.Thread, msgs []index.ThreadMessage, c Clock, bodyRunes int
 		v.Messages = append(v.Messages, Message{
 			MessageID: m.MessageID, From: m.From, To: m.To, Cc: m.Cc, Date: c.Date(m.Date),
 			FromMe: m.FromMe || (isMe != nil && isMe(m.From.Email)), Draft: m.Draft,
-			Body: Shorten(m.Body, bodyRunes),
+			Automated: m.Automated, Body: Shorten(m.Body, bodyRunes),
 		})
 	}
 	return v
