@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/spirit-app/spirit/agents/mail"
@@ -26,6 +27,7 @@ func analyse(ctx context.Context, ix *index.Index, in Input, cand candidate) (De
 	// Threads whose sender is the one read, exactly or (read off the
 	// screen) with a few letters misread.
 	var exact, near []index.Thread
+	subjects := 0 // threads of the subject, whoever wrote them
 	for _, h := range hits {
 		// Reading a thread is a query per hit: stop when time is up.
 		if err := ctx.Err(); err != nil {
@@ -50,6 +52,7 @@ func analyse(ctx context.Context, ix *index.Index, in Input, cand candidate) (De
 		if len(t.Messages) == 0 {
 			continue
 		}
+		subjects++
 		switch matchSender(t, cand) {
 		case senderExact:
 			exact = append(exact, t)
@@ -60,6 +63,12 @@ func analyse(ctx context.Context, ix *index.Index, in Input, cand candidate) (De
 	threads := pickThreads(exact, near)
 	switch len(threads) {
 	case 0:
+		if cand.FromScreen && cand.SenderFromScreen && subjects > 1 {
+			// A sender read off the screen that names no one of
+			// several threads of the subject is as likely unreadable
+			// as someone else: any of them could be the one shown.
+			d.Reason = ReasonAmbiguous
+		}
 		return d, nil
 	case 1:
 	default:
@@ -121,7 +130,8 @@ func matchSender(t index.Thread, cand candidate) senderMatch {
 		case cand.SenderEmail != "" && strings.EqualFold(m.From.Email, cand.SenderEmail),
 			cand.SenderName != "" && name != "" && strings.EqualFold(name, strings.Join(strings.Fields(cand.SenderName), " ")):
 			return senderExact
-		case cand.SenderFromScreen && (misread(cand.SenderEmail, m.From.Email) || misread(cand.SenderName, name)):
+		case cand.SenderFromScreen && (misread(cand.SenderEmail, m.From.Email) || misread(cand.SenderName, name) ||
+			nameWithin(cand.SenderName, name) || garbledAddress(cand, m.From.Email)):
 			best = senderNear
 		}
 	}
@@ -149,6 +159,77 @@ func misread(got, want string) bool {
 	w := []rune(strings.ToLower(strings.Join(strings.Fields(want), " ")))
 	limit := min(len(w)/8, maxMisread)
 	if len(g) == 0 || limit == 0 || abs(len(g)-len(w)) > limit {
+		return false
+	}
+	return index.EditDistance(g, w) <= limit
+}
+
+// nameWithin reports whether want, a name of two words or more, is read
+// whole, word for word, inside got: OCR ran an unreadable address into
+// the name's row ("Marcy Howard marcyhowardlawcom"), or a title or badge
+// beside it. One word alone ("Marcy") names too many people to count.
+func nameWithin(got, want string) bool {
+	g, w := nameWords(got), nameWords(want)
+	if len(w) < 2 || len(g) <= len(w) {
+		return false
+	}
+	for i := 0; i+len(w) <= len(g); i++ {
+		if slices.Equal(g[i:i+len(w)], w) {
+			return true
+		}
+	}
+	return false
+}
+
+// nameWords is a name's words in lower case, without the punctuation
+// around them ("<", "(", ",").
+func nameWords(s string) []string {
+	var out []string
+	for _, f := range strings.Fields(strings.ToLower(s)) {
+		if f = strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// garbledAddress reports whether the sender read off the screen holds
+// address, its "@" and dots lost and its letters run together
+// ("marcyhowardlawcom" for marcy@howardlaw.com), as a word of the name or
+// as the address: the letters alone are compared, with misread's
+// tolerance and OCR's usual confusions ("rn" for "m") undone. Fewer than
+// eight letters say too little to count.
+func garbledAddress(cand candidate, address string) bool {
+	want := ocrLetters(address)
+	if len([]rune(want)) < 8 {
+		return false
+	}
+	for _, w := range append(strings.Fields(cand.SenderName), cand.SenderEmail) {
+		if got := ocrLetters(w); len([]rune(got)) >= 8 && misreadLetters(got, want) {
+			return true
+		}
+	}
+	return false
+}
+
+// ocrLetters is s's letters and digits in lower case, with the shapes OCR
+// confuses folded together: "rn" and "m", "vv" and "w", "0" and "o", "1"
+// and "l".
+func ocrLetters(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteRune(r)
+		}
+	}
+	return strings.NewReplacer("rn", "m", "vv", "w", "0", "o", "1", "l").Replace(b.String())
+}
+
+// misreadLetters is misread's tolerance on two runs of letters.
+func misreadLetters(got, want string) bool {
+	g, w := []rune(got), []rune(want)
+	limit := min(len(w)/8, maxMisread)
+	if abs(len(g)-len(w)) > limit {
 		return false
 	}
 	return index.EditDistance(g, w) <= limit

@@ -377,25 +377,50 @@ const redrawRetry = 200 * time.Millisecond
 
 // redrawPending reports whether a read of a window's open message cannot
 // be trusted yet: the pane watcher reported a change, and what was read
-// is no message at all, or the subject the last glance at this window
-// read. The watcher can see the message list's highlight move before the
-// client has drawn the message, the client clears the header while it
-// loads the next one, and the accessibility tree can lag behind the
-// pixels and update a header field by field (the date first, measured on
-// Thunderbird 153): concluding from such a read would speak of the
-// previous message ("already nudged") or of none ("no message open").
-// The subject alone decides, not the whole header: another message with
-// the same subject is of the same thread, whose outcome the last glance
-// told. Reads that saw nothing (no screenshot), and switches to the
-// window, are taken as they are.
-func redrawPending(sw screen.Switch, last *messageRead, rd messageRead) bool {
+// is no message at all, the very message the last glance at this window
+// read (last), or a header that shares its subject and is still changing
+// (prev is this glance's previous read, nil on the first). The watcher
+// can see the message list's highlight move before the client has drawn
+// the message, the client clears the header while it loads the next one,
+// and the accessibility tree can lag behind the pixels and update a
+// header field by field (the date first, measured on Thunderbird 153):
+// concluding from such a read would speak of the previous message
+// ("already nudged") or of none ("no message open").
+//
+// A new subject is a new message at once: the subject is the field
+// redrawn last. With the same subject, the message is compared whole
+// (sender, date): two threads can share a subject ("NDA", "Call"), and
+// the next message of a thread is not the one whose outcome was told.
+// Such a header is taken once two reads in a row agree, so a header
+// caught between its date and its sender is not. Reads that saw nothing
+// (no screenshot), and switches to the window, are taken as they are.
+func redrawPending(sw screen.Switch, last, prev *messageRead, rd messageRead) bool {
 	if !sw.PaneChanged || rd.blind {
 		return false
 	}
 	if !rd.shows() {
 		return true
 	}
-	return last != nil && !last.blind && last.shows() && last.info().Subject == rd.info().Subject
+	if last == nil || last.blind || !last.shows() {
+		return false
+	}
+	was, now := last.info(), rd.info()
+	switch {
+	case was.Subject != now.Subject:
+		return false
+	case sameMessage(was, now):
+		return true
+	}
+	return prev == nil || !sameMessage(prev.info(), now)
+}
+
+// sameMessage reports whether two reads of a header are of one message:
+// the same subject, sender and date. A field one read lacks (a date the
+// header region cut off) is not held against it.
+func sameMessage(a, b ScreenInfo) bool {
+	same := func(x, y string) bool { return x == "" || y == "" || strings.EqualFold(x, y) }
+	return a.Subject == b.Subject && same(a.SenderName, b.SenderName) &&
+		same(a.SenderEmail, b.SenderEmail) && same(a.Date, b.Date)
 }
 
 // shows reports whether rd holds a message's header: a sender and a
@@ -422,6 +447,7 @@ func (s *Service) readRedrawn(ctx context.Context, sw screen.Switch, pol Policy,
 	}
 	var giveUp <-chan time.Time
 	var tick *time.Ticker
+	var before *messageRead
 	for {
 		rd, err := s.readOpen(ctx, sw, pol, say)
 		if err != nil && ctx.Err() != nil {
@@ -434,9 +460,10 @@ func (s *Service) readRedrawn(ctx context.Context, sw screen.Switch, pol Policy,
 			say("silent: error at triage: "+err.Error(), true)
 			return rd, false
 		}
-		if !redrawPending(sw, prev, rd) {
+		if !redrawPending(sw, prev, before, rd) {
 			return rd, true
 		}
+		before = &rd
 		if tick == nil {
 			s.opt.Log.Debug("reading pane not redrawn yet: looking again", "app", sw.App)
 			tick = time.NewTicker(redrawRetry)
@@ -458,6 +485,12 @@ func (s *Service) readRedrawn(ctx context.Context, sw screen.Switch, pol Policy,
 				// No message shows after all (the lawyer deleted
 				// the one open, or the header cannot be read):
 				// the glance decides from that, as on a switch.
+				return rd, true
+			}
+			if prev != nil && !sameMessage(prev.info(), rd.info()) {
+				// Another message of the same subject whose header
+				// never held still long enough: the last read is the
+				// best there is.
 				return rd, true
 			}
 			say("silent: "+SameMessage+" (triage)", true)

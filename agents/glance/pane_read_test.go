@@ -34,6 +34,10 @@ var (
 		"Disclosure timetable for Jones v. Brightside", "Dana, could you send me your comments on the timetable?"}
 	msgNDA = paneMessage{"<c1@orionbio.example>", "Rachel Kim", "rkim@orionbio.example",
 		"Mutual NDA for Orion Biotech", "Dana, can you sign and return the NDA this week?"}
+	// msgTwinNDA is another thread with msgNDA's subject, from another
+	// sender: only the sender and the date tell the two apart.
+	msgTwinNDA = paneMessage{"<d1@orionbio.example>", "Leo Marsh", "leo.marsh@orionbio.example",
+		msgNDA.subject, "Dana, could you send the signed copy to me rather than Rachel?"}
 )
 
 const (
@@ -50,7 +54,7 @@ var paneNow = time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 func paneIndex(t *testing.T) *index.Index {
 	t.Helper()
 	var b strings.Builder
-	for i, m := range []paneMessage{msgSettlement, msgTimetable, msgNDA} {
+	for i, m := range []paneMessage{msgSettlement, msgTimetable, msgNDA, msgTwinNDA} {
 		fmt.Fprintf(&b, "From MAILER-DAEMON Thu Jan  1 00:00:00 2026\nFrom: %s <%s>\nTo: %s <%s>\nSubject: %s\n"+
 			"Date: Mon, 23 Nov 2026 1%d:00:00 +0000\nMessage-ID: %s\nMIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n\n%s\n%s\n\n",
 			m.name, m.addr, paneMeName, paneMe, m.subject, i, m.id, m.ask, strings.Fields(m.name)[0])
@@ -774,6 +778,10 @@ func TestBenchPaneRead(t *testing.T) {
 func TestServiceWaitsForTheRedraw(t *testing.T) {
 	settlement := ExactHeader{SenderName: msgSettlement.name, SenderEmail: msgSettlement.addr, Subject: msgSettlement.subject}
 	timetable := ExactHeader{SenderName: msgTimetable.name, SenderEmail: msgTimetable.addr, Subject: msgTimetable.subject}
+	nda := ExactHeader{SenderName: msgNDA.name, SenderEmail: msgNDA.addr, Subject: msgNDA.subject, Date: "23/11/2026, 12:00"}
+	twin := ExactHeader{SenderName: msgTwinNDA.name, SenderEmail: msgTwinNDA.addr, Subject: msgTwinNDA.subject, Date: "23/11/2026, 13:00"}
+	twinOldDate := twin
+	twinOldDate.Date = nda.Date
 	noMessage := fmt.Errorf("tree: %w", ErrNoHeader)
 	type answer struct {
 		h   ExactHeader
@@ -795,6 +803,12 @@ func TestServiceWaitsForTheRedraw(t *testing.T) {
 		{"exact: the tree still shows the message before, then the new one", rigOptions{screenText: true},
 			[]answer{{h: settlement}, {h: settlement}, {h: timetable}}, nil, newPane,
 			[]string{"proposed " + msgSettlement.id, "proposed " + msgTimetable.id}, 3},
+		{"exact: another thread of the same subject is read as its own", rigOptions{screenText: true},
+			[]answer{{h: nda}, {h: twin}}, nil, newPane,
+			[]string{"proposed " + msgNDA.id, "proposed " + msgTwinNDA.id}, 3},
+		{"exact: the same subject, the sender redrawn before the date", rigOptions{screenText: true},
+			[]answer{{h: nda}, {h: twinOldDate}, {h: twin}}, nil, newPane,
+			[]string{"proposed " + msgNDA.id, "proposed " + msgTwinNDA.id}, 4},
 		{"exact: nothing was open, the new message shows a moment later", rigOptions{screenText: true},
 			[]answer{{err: noMessage}, {err: noMessage}, {err: noMessage}, {h: timetable}}, nil, newPane,
 			[]string{"thunderbird: silent: no message open (triage)", "proposed " + msgTimetable.id}, 4},
@@ -853,32 +867,52 @@ func TestRedrawPending(t *testing.T) {
 	aLater.Date = "24/11/2026, 10:00"
 	aOther.SenderName = "Paul Grant"
 	aNext.Subject = "Settlement offer: our counter-proposal"
+	// aTwin is another thread's message with a's subject.
+	aTwin := ScreenInfo{Email: true, SenderName: "Omar Reyes", SenderEmail: "omar@reyes.example",
+		Subject: a.Subject, Date: "25/11/2026, 09:12"}
+	aDated := a
+	aDated.Date = "23/11/2026, 16:40"
+	aDatedLater := aDated
+	aDatedLater.Date = "24/11/2026, 10:00"
+	aDatedOther := aDatedLater
+	aDatedOther.SenderName = "Paul Grant"
 	readA, readB := messageRead{header: &a}, messageRead{header: &b}
+	readTwin, readDated := messageRead{header: &aTwin}, messageRead{header: &aDated}
 	none, blind := messageRead{none: true}, messageRead{blind: true}
 	for _, tc := range []struct {
 		name string
 		sw   screen.Switch
 		last *messageRead
+		prev *messageRead // this glance's read before rd
 		rd   messageRead
 		want bool
 	}{
-		{"a pane change that reads what the last glance read", newPane, &readA, readA, true},
-		{"no message before, none still", newPane, &none, none, true},
-		{"a message before, none now: the header is being redrawn", newPane, &readA, none, true},
-		{"no header read off the screen", newPane, &readA, messageRead{lines: nil}, true},
-		{"no message, the window never read", newPane, nil, none, true},
-		{"another message", newPane, &readA, readB, false},
-		{"the date redrawn first", newPane, &readA, messageRead{header: &aLater}, true},
-		{"the sender redrawn first, the subject not yet", newPane, &readA, messageRead{header: &aOther}, true},
-		{"the next message of the same sender", newPane, &readA, messageRead{header: &aNext}, false},
-		{"a message where none was", newPane, &none, readA, false},
-		{"a switch back to the window", inbox, &readA, readA, false},
-		{"no message on a switch", inbox, &readA, none, false},
-		{"the window never read", newPane, nil, readA, false},
-		{"nothing could be read", newPane, &readA, blind, false},
+		{"a pane change that reads what the last glance read", newPane, &readA, nil, readA, true},
+		{"no message before, none still", newPane, &none, nil, none, true},
+		{"a message before, none now: the header is being redrawn", newPane, &readA, nil, none, true},
+		{"no header read off the screen", newPane, &readA, nil, messageRead{lines: nil}, true},
+		{"no message, the window never read", newPane, nil, nil, none, true},
+		{"another message", newPane, &readA, nil, readB, false},
+		{"the date redrawn first", newPane, &readA, nil, messageRead{header: &aLater}, true},
+		{"the sender redrawn first, the subject not yet", newPane, &readA, nil, messageRead{header: &aOther}, true},
+		{"the next message of the same sender", newPane, &readA, nil, messageRead{header: &aNext}, false},
+		{"a message where none was", newPane, &none, nil, readA, false},
+		{"a switch back to the window", inbox, &readA, nil, readA, false},
+		{"no message on a switch", inbox, &readA, nil, none, false},
+		{"the window never read", newPane, nil, nil, readA, false},
+		{"nothing could be read", newPane, &readA, nil, blind, false},
+		{"another thread's message of the same subject, still settling", newPane, &readTwin, nil, readA, true},
+		{"another thread's message of the same subject, read twice alike", newPane, &readTwin, &readA, readA, false},
+		{"the same subject, the date read whole and changed, still settling", newPane, &readDated, nil,
+			messageRead{header: &aDatedLater}, true},
+		{"the same subject and sender, a later date, read twice alike", newPane, &readDated,
+			&messageRead{header: &aDatedLater}, messageRead{header: &aDatedLater}, false},
+		{"the header still changing between two reads", newPane, &readDated,
+			&messageRead{header: &aDatedLater}, messageRead{header: &aDatedOther}, true},
+		{"the message read before, read twice alike", newPane, &readA, &readA, readA, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := redrawPending(tc.sw, tc.last, tc.rd); got != tc.want {
+			if got := redrawPending(tc.sw, tc.last, tc.prev, tc.rd); got != tc.want {
 				t.Errorf("redrawPending = %v, want %v", got, tc.want)
 			}
 		})

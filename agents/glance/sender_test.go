@@ -50,6 +50,15 @@ func TestMatchSender(t *testing.T) {
 		{"an exact header is not misread", candidate{SenderName: "Priva Natarajan"}, senderNone},
 		{"someone else", candidate{SenderName: "Hannah Cole", SenderEmail: "hcole@hartleyross.com", SenderFromScreen: true}, senderNone},
 		{"a misread name and an exact address", candidate{SenderName: "Prlva Natarajen", SenderEmail: "pnatarajan@hartleyross.com", SenderFromScreen: true}, senderExact},
+		{"the name whole, an address without its @ run into its row", candidate{SenderName: "Priya Natarajan pnatarajanhartleyrosscom", SenderFromScreen: true}, senderNear},
+		{"the name whole beside a badge", candidate{SenderName: "(External) Priya Natarajan", SenderFromScreen: true}, senderNear},
+		{"the address's letters run together, read as the name", candidate{SenderName: "pnatarajanhartleyrosscom", SenderFromScreen: true}, senderNear},
+		{"the address's letters run together, m read as rn", candidate{SenderName: "pnatarajanhartleyrosscorn", SenderFromScreen: true}, senderNear},
+		{"the address's letters, dots kept, @ lost", candidate{SenderEmail: "pnatarajan.hartleyross.com", SenderFromScreen: true}, senderNear},
+		{"a garbled address is no one's from an exact header", candidate{SenderName: "Priya Natarajan pnatarajanhartleyrosscom"}, senderNone},
+		{"someone else at the firm, garbled", candidate{SenderName: "Hannah Cole hcolehartleyrosscom", SenderFromScreen: true}, senderNone},
+		{"one word of the name and a garble", candidate{SenderName: "Priya qzxwvhartleyrossc", SenderFromScreen: true}, senderNone},
+		{"letters too few to tell", candidate{SenderName: "Hannah pnatar", SenderFromScreen: true}, senderNone},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -2,6 +2,7 @@ package glance
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -22,6 +23,8 @@ const (
 	WindowCalendar = "calendar"
 	// WindowContacts: the address book and contacts.
 	WindowContacts = "contacts"
+	// WindowChat: a client's chat or instant-messaging tab.
+	WindowChat = "chat"
 )
 
 var (
@@ -43,6 +46,7 @@ var (
 	dialogNameRe   = regexp.MustCompile(`(?i)^(?:alert|warning|error|confirm(?:ation)?|question|save (?:message |attachments? )?as|save attachments?(?:\(s\))?|save (?:message|draft|changes)\??|discard (?:message|draft|changes)\??|unsaved changes|print(?: preview)?|page setup|attach file(?:s|\(s\))?|insert (?:file|attachment)s?|open|browse|choose (?:a )?file|select (?:a )?file|check spelling|spelling|find|find in message|about (?:mozilla thunderbird|thunderbird|mail|microsoft outlook|outlook)|connection doctor|activity)$`)
 	settingsNameRe = regexp.MustCompile(`(?i)^(?:(?:thunderbird |outlook |mail |account |gmail |email )?(?:preferences|settings|options)|account setup|account manager|accounts|add-?ons(?: manager| and themes)?|extensions|themes|activity manager|(?:message )?filters?|filter rules|rules(?: and alerts)?|manage rules(?: & alerts| and alerts)?|config editor|advanced preferences|troubleshooting information|junk mail controls|signatures|mailbox behaviors)$`)
 	calendarNameRe = regexp.MustCompile(`(?i)^(?:calendar|calendars|tasks|to ?do|today pane|new event|edit event|new task|edit task|new appointment|new meeting|event reminders?|reminders?|scheduling assistant)$`)
+	chatNameRe     = regexp.MustCompile(`(?i)^(?:chat|chats|instant messaging|chat accounts)$`)
 	contactsNameRe = regexp.MustCompile(`(?i)^(?:address book(?::.*)?|address books|contacts|people|new contact|edit contact|contact|distribution list)$`)
 	// Outlook for Windows titles an item window "<name> - <item type>":
 	// appointments, meetings, contacts and tasks are not messages.
@@ -74,6 +78,9 @@ func notMessageKind(client, part string) string {
 	}
 	if composePrefixRe.MatchString(part) {
 		return WindowCompose
+	}
+	if calendarView(part) {
+		return WindowCalendar
 	}
 	if client == "outlook" {
 		if m := outlookItemRe.FindStringSubmatch(part); m != nil {
@@ -108,8 +115,79 @@ func notMessageKind(client, part string) string {
 		return WindowCalendar
 	case contactsNameRe.MatchString(name):
 		return WindowContacts
+	case chatNameRe.MatchString(name):
+		return WindowChat
 	case client == "apple-mail" && appleMailPaneRe.MatchString(name):
 		return WindowSettings
 	}
 	return ""
 }
+
+// calendarView reports whether a title part is only a date or a range of
+// dates: a calendar view's title, as Thunderbird's calendar tab names the
+// window after the days it shows ("December 6 – 12, 2026", "6.–12.
+// Dezember 2026", "Thursday, December 3, 2026", "Week 49") in the
+// lawyer's locale. Every word must be a month's or a weekday's name, a
+// number or a week's name, with at least one number and one name: a
+// subject that has a single other word ("December 6 hearing", "Re:
+// December 2026") stays a subject.
+func calendarView(part string) bool {
+	words := strings.FieldsFunc(strings.ToLower(part), func(r rune) bool {
+		switch r {
+		case ' ', '\t', ',', '.', '/', '-', '–', '—':
+			return true
+		}
+		return false
+	})
+	var number, name bool
+	for _, w := range words {
+		switch {
+		case len(w) <= 4 && strings.Trim(w, "0123456789") == "":
+			number = true
+		case calendarWord(w, monthNames), calendarWord(w, weekdayNames):
+			name = true
+		case slices.Contains(weekWords, w):
+			name = true
+		case slices.Contains(rangeWords, w):
+		default:
+			return false
+		}
+	}
+	return number && name
+}
+
+// calendarWord reports whether w is one of names or the start of one, as
+// calendars abbreviate them ("Dec", "déc", "Thurs"), three letters at least.
+func calendarWord(w string, names []string) bool {
+	if len([]rune(w)) < 3 {
+		return false
+	}
+	for _, n := range names {
+		if strings.HasPrefix(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// The names calendar views are titled with, in the languages of the
+// lawyers Spirit is set up for: English, German, French, Spanish,
+// Italian, Dutch and Portuguese.
+var (
+	monthNames = strings.Fields(`january february march april may june july august september october november december
+		januar februar märz mai juni juli oktober dezember
+		janvier février mars avril juin juillet août septembre octobre novembre décembre
+		enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre diciembre
+		gennaio febbraio aprile maggio giugno luglio settembre ottobre dicembre
+		januari februari maart mei augustus
+		janeiro fevereiro março maio junho julho setembro outubro novembro dezembro`)
+	weekdayNames = strings.Fields(`monday tuesday wednesday thursday friday saturday sunday
+		montag dienstag mittwoch donnerstag freitag samstag sonntag
+		lundi mardi mercredi jeudi vendredi samedi dimanche
+		lunes martes miércoles jueves viernes sábado domingo
+		lunedì martedì mercoledì giovedì venerdì sabato domenica
+		maandag dinsdag woensdag donderdag vrijdag zaterdag zondag
+		segunda terça quarta quinta sexta`)
+	weekWords  = strings.Fields(`week wk kw cw woche semaine semana settimana`)
+	rangeWords = strings.Fields(`to of bis au du de del al tot a à`)
+)

@@ -309,8 +309,71 @@ def human_forwards_court_notice():
     write("human-forwards-a-court-notice", datetime(2026, 12, 2, 16, 45, tzinfo=CT), app, title, [m], NEEDS(b))
 
 
+# ocr-: the reading pane read off the screen, the sender's address
+# unreadable: its "@" and dots lost, its letters run together. The name
+# and the subject still find one thread; with no such thread, or two the
+# name cannot tell apart, the glance is silent.
+
+def pane_text(sender_line, subject, body):
+    return ("Get Messages   Write   Chat   Address Book   Tag   Quick Filter\n"
+            "Reply   Reply All   Forward   Archive   Junk   Delete   More\n"
+            f"{sender_line}\nTo: Nadia Brennan\nSubject: {subject}\n12/2/2026, 3:40 PM\n{body}\n")
+
+
+def ocr_case(cid, sender_line, subject, msgs, expect):
+    c_now = datetime(2026, 12, 2, 15, 50, tzinfo=ET)
+    body = msgs[-1].body.strip().split("\n")[0] if msgs else "Nadia,"
+    d = os.path.join(ROOT, "glance", cid)
+    write(cid, c_now, "Thunderbird", "Inbox - nbrennan@brennanwolfe.com - Mozilla Thunderbird", msgs, expect)
+    path = os.path.join(d, "case.json")
+    case = json.load(open(path))
+    case["screen_text"] = pane_text(sender_line, subject, body)
+    case.pop("expect")
+    case["expect"] = expect
+    with open(path, "w") as f:
+        json.dump(case, f, indent=2, ensure_ascii=False)
+        f.write("\n")
+
+
+def ocr_garbled_address():
+    s = "Tenant estoppel – Suite 400"
+    b = "<oga.1@whitcombeproperties.com>"
+    m = Msg(b, datetime(2026, 12, 2, 15, 40, tzinfo=ET), HAL, [NADIA], s,
+            "Nadia,\n\nCan you confirm the estoppel form is final so I can send it to the tenant today?\n\nHal\n")
+    ocr_case("ocr-sender-address-run-together", "From: Hal Whitcombe halwhitcombepropertiescorn", s, [m], NEEDS(b))
+
+
+def ocr_garbled_address_in_brackets():
+    s = "Escrow holdback amount"
+    b = "<ogb.1@reyesescrow.com>"
+    m = Msg(b, datetime(2026, 12, 2, 15, 40, tzinfo=ET), TOMAS, [NADIA], s,
+            "Nadia,\n\nCould you tell me today whether the holdback stays at $25,000?\n\nTomás\n")
+    ocr_case("ocr-sender-address-lost-in-brackets", "From: Tomás Reyes <treyesreyesescrowcom>", s, [m], NEEDS(b))
+
+
+def ocr_garbled_address_no_thread():
+    # Nothing from this sender with this subject in the mailbox: silent.
+    s = "Signature pages for the Dunmore lease"
+    other = Msg("<ogn.1@sorensenkeel.com>", datetime(2026, 12, 1, 10, 0, tzinfo=ET), LEAH, [NADIA], "Dunmore lease – comments",
+                "Nadia,\n\nOur comments are attached.\n\nLeah\n")
+    ocr_case("ocr-sender-address-garbled-no-thread", "From: Hal Whitcombe halwhitcombepropertiescom", s, [other],
+             {"surface": False, "reason": "no_match"})
+
+
+def ocr_garbled_address_two_threads():
+    # Two threads with the subject, from two people the garble cannot tell apart.
+    s = "Closing checklist"
+    m1 = Msg("<ogt.1@brennanwolfe.com>", datetime(2026, 12, 2, 11, 0, tzinfo=ET), GIL, [NADIA], s,
+             "Nadia,\n\nCan you look at items 4 and 9 before the call?\n\nGil\n")
+    m2 = Msg("<ogt.2@brennanwolfe.com>", datetime(2026, 12, 2, 15, 40, tzinfo=ET), ROSA, [NADIA], s,
+             "Nadia,\n\nCould you sign off on the checklist so I can circulate it?\n\nRosa\n")
+    ocr_case("ocr-sender-unreadable-two-threads", "From: xq brennanwolfecom", s, [m1, m2],
+             {"surface": False, "reason": "ambiguous"})
+
+
 for f in [human_forwards_court_notice, cc_greeting_to_colleague, cc_for_the_file, cc_mentioned_not_called, cc_called_on_later,
           cc_greeted_with_another, to_greeting_names_another, to_with_others_asked, bcc_client_forward,
           auto_court_efiling_by_bcc, auto_out_of_office, auto_vacation_no_rfc_header, auto_portal_footer,
-          auto_listserv, auto_noreply_sender, human_do_not_respond_to_them, human_back_from_leave]:
+          auto_listserv, auto_noreply_sender, human_do_not_respond_to_them, human_back_from_leave,
+          ocr_garbled_address, ocr_garbled_address_in_brackets, ocr_garbled_address_no_thread, ocr_garbled_address_two_threads]:
     f()
