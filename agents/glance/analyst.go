@@ -157,6 +157,12 @@ func pickThreads(exact, near []index.Thread) []index.Thread {
 func misread(got, want string) bool {
 	g := []rune(strings.ToLower(strings.Join(strings.Fields(got), " ")))
 	w := []rune(strings.ToLower(strings.Join(strings.Fields(want), " ")))
+	return withinMisread(g, w)
+}
+
+// withinMisread is misread's tolerance on two runs of runes: one edit in
+// eight runes of w, maxMisread at most, none for fewer than eight.
+func withinMisread(g, w []rune) bool {
 	limit := min(len(w)/8, maxMisread)
 	if len(g) == 0 || limit == 0 || abs(len(g)-len(w)) > limit {
 		return false
@@ -205,7 +211,7 @@ func garbledAddress(cand candidate, address string) bool {
 		return false
 	}
 	for _, w := range append(strings.Fields(cand.SenderName), cand.SenderEmail) {
-		if got := ocrLetters(w); len([]rune(got)) >= 8 && misreadLetters(got, want) {
+		if got := ocrLetters(w); len([]rune(got)) >= 8 && withinMisread([]rune(got), []rune(want)) {
 			return true
 		}
 	}
@@ -223,16 +229,6 @@ func ocrLetters(s string) string {
 		}
 	}
 	return strings.NewReplacer("rn", "m", "vv", "w", "0", "o", "1", "l").Replace(b.String())
-}
-
-// misreadLetters is misread's tolerance on two runs of letters.
-func misreadLetters(got, want string) bool {
-	g, w := []rune(got), []rune(want)
-	limit := min(len(w)/8, maxMisread)
-	if abs(len(g)-len(w)) > limit {
-		return false
-	}
-	return index.EditDistance(g, w) <= limit
 }
 
 // maxMisread is the most letters misread in a sender's name or address
