@@ -61,6 +61,10 @@ func runningSpirit(t *testing.T, ctx context.Context, d *desk, dataDir string) (
 // stopSpirit sends SIGINT and expects a clean exit.
 func stopSpirit(t *testing.T, ctx context.Context, p *xtest.Proc) {
 	t.Helper()
+	if why := p.EndedByTest(); why != "" {
+		// Its exit status is then the harness's doing, not Spirit's.
+		t.Fatalf("spirit was not signalled: %s", why)
+	}
 	if err := p.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -53,8 +54,9 @@ type Proc struct {
 	done    chan struct{} // closed once the child has been reaped
 	waitErr error         // valid after done is closed
 
-	goProgram bool      // a Go binary: SIGQUIT makes it print its goroutines
-	endOnce   sync.Once // the first way to end it (ctx, cleanup) wins
+	goProgram bool         // a Go binary: SIGQUIT makes it print its goroutines
+	endOnce   sync.Once    // the first way to end it (ctx, cleanup) wins
+	ended     atomic.Value // string: why ctx's end ended it (EndedByTest)
 }
 
 // Run starts binary with args in a new process group. The child inherits
@@ -81,9 +83,11 @@ func Run(t testing.TB, ctx context.Context, binary string, args []string, env []
 	p.goProgram = err == nil
 	stop := context.AfterFunc(ctx, func() {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			p.ended.Store("the test's time ran out: it was sent SIGQUIT for its stacks")
 			p.end(endQuit) // the test's time is up: where is it stuck?
 			return
 		}
+		p.ended.Store("the test's context was cancelled: it was killed")
 		p.end(endKill)
 	})
 	// Runs before startProc's cleanup (cleanups run last first).
@@ -275,6 +279,14 @@ func (p *Proc) status() string {
 
 // Pid returns the child's process id.
 func (p *Proc) Pid() int { return p.cmd.Process.Pid }
+
+// EndedByTest says why the harness ended the process when it did so
+// because the context given to Run ended, or "" if it did not: a clean
+// exit is then no longer the process's to give.
+func (p *Proc) EndedByTest() string {
+	why, _ := p.ended.Load().(string)
+	return why
+}
 
 // Done is closed once the process has exited and been reaped.
 func (p *Proc) Done() <-chan struct{} { return p.done }

@@ -631,19 +631,54 @@ func (tb *Thunderbird) OpenMessageTab(ctx context.Context) error {
 // - Mozilla Thunderbird") and the title has held still while the main
 // window settled (it is titled "Mozilla Thunderbird" while it loads).
 // CloseWindow closes it.
+//
+// Enter goes where the keyboard is: it is sent only once the keyboard is
+// seen in the main window. Thunderbird has been seen (CI, once) to drop
+// it: no window of its own appeared in 4 minutes. So when none has
+// appeared within windowAnswer, Enter is sent again, up to openTries
+// times; once any new window of Thunderbird's is mapped, it is waited
+// for and Enter is not sent again (a second Enter would open a second
+// window).
 func (tb *Thunderbird) OpenMessageWindow(ctx context.Context) (WindowInfo, error) {
-	if err := tb.activate(ctx); err != nil {
-		return WindowInfo{}, err
-	}
-	if err := tb.key(ctx, "Return"); err != nil {
-		return WindowInfo{}, err
-	}
 	const suffix = " - Mozilla Thunderbird"
-	for {
-		w, err := tb.waitActive(ctx, "message window", func(w WindowInfo) bool {
-			return w.ID != tb.Window.ID && strings.HasSuffix(w.Name, suffix) && w.Name != suffix &&
-				!strings.HasPrefix(w.Name, "Write: ")
+	isMessage := func(w WindowInfo) bool {
+		return w.ID != tb.Window.ID && strings.HasSuffix(w.Name, suffix) && w.Name != suffix &&
+			!strings.HasPrefix(w.Name, "Write: ")
+	}
+	before := tb.mappedWindows()
+	for try := 1; ; try++ {
+		if err := tb.activate(ctx); err != nil {
+			return WindowInfo{}, err
+		}
+		if err := tb.awaitFocus(ctx); err != nil {
+			return WindowInfo{}, fmt.Errorf("open message window: %w", err)
+		}
+		if err := tb.key(ctx, "Return"); err != nil {
+			return WindowInfo{}, err
+		}
+		tryCtx, cancel := context.WithTimeout(ctx, windowAnswer)
+		err := Poll(tryCtx, func() (bool, error) {
+			for id := range tb.mappedWindows() {
+				if !before[id] {
+					return true, nil
+				}
+			}
+			return false, nil
 		})
+		cancel()
+		if err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return WindowInfo{}, fmt.Errorf("open message window: %w", ctx.Err())
+		}
+		if try == openTries {
+			wins, _ := tb.d.FindWindows("")
+			return WindowInfo{}, fmt.Errorf("open message window: no window of thunderbird's appeared within %v of Enter, %d times (windows %+v)", windowAnswer, try, wins)
+		}
+	}
+	for {
+		w, err := tb.waitActive(ctx, "message window", isMessage)
 		if err != nil {
 			return WindowInfo{}, fmt.Errorf("open message window: %w", err)
 		}
@@ -655,6 +690,51 @@ func (tb *Thunderbird) OpenMessageWindow(ctx context.Context) (WindowInfo, error
 		}
 	}
 }
+
+// windowAnswer bounds the wait for a window of Thunderbird's own after
+// the key that opens it: it is mapped within about a second, 3 s on a
+// machine busy building; openTries bounds the tries.
+const (
+	windowAnswer = 20 * time.Second
+	openTries    = 3
+)
+
+// mappedWindows returns the ids of Thunderbird's mapped top-level
+// windows (its class names it), managed or not.
+func (tb *Thunderbird) mappedWindows() map[uint32]bool {
+	ids := map[uint32]bool{}
+	wins, err := tb.d.FindWindows("")
+	if err != nil {
+		return ids
+	}
+	for _, w := range wins {
+		if w.Mapped && strings.Contains(strings.ToLower(w.Class), "thunderbird") {
+			ids[w.ID] = true
+		}
+	}
+	return ids
+}
+
+// awaitFocus waits until the keyboard focus is in the main window: a
+// window of Spirit's that the window manager focused on showing is
+// handed back by Spirit's focus watcher within a moment. It fails,
+// naming the window that kept the keyboard, after focusAnswer.
+func (tb *Thunderbird) awaitFocus(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, focusAnswer)
+	defer cancel()
+	var last error
+	err := Poll(ctx, func() (bool, error) {
+		last = tb.hasFocus()
+		return last == nil, nil
+	})
+	if err != nil && last != nil {
+		return last
+	}
+	return err
+}
+
+// focusAnswer bounds awaitFocus.
+const focusAnswer = 10 * time.Second
 
 // Title returns the main window's current title.
 func (tb *Thunderbird) Title() (string, error) {
