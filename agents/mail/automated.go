@@ -92,15 +92,21 @@ func byHeaders(h map[string]string) Automation {
 	if word("x-auto-response-suppress") == "all" {
 		return AutoReply
 	}
+	// RFC 2369 and 2919: only lists carry List-Id and the List-*
+	// commands; List-Unsubscribe alone is the newsletters' (RFC 8058). A
+	// list's own List-Unsubscribe beside them keeps it a list, whatever
+	// order the map gives.
+	unsubscribe := false
 	for k := range h {
-		// RFC 2369 and 2919: only lists carry List-Id and the List-*
-		// commands; List-Unsubscribe alone is the newsletters' (RFC 8058).
-		if k == "list-unsubscribe" || k == "list-unsubscribe-post" {
-			return Bulk
-		}
-		if strings.HasPrefix(k, "list-") {
+		switch {
+		case k == "list-unsubscribe" || k == "list-unsubscribe-post":
+			unsubscribe = true
+		case strings.HasPrefix(k, "list-"):
 			return List
 		}
+	}
+	if unsubscribe {
+		return Bulk
 	}
 	// Feedback-ID is set by bulk senders for the big mailbox providers.
 	if word("feedback-id") != "" {

@@ -32,6 +32,9 @@ func TestAutomated(t *testing.T) {
 		{name: "Precedence list", from: person, subject: "x", headers: map[string]string{"precedence": "list"}, want: List},
 		{name: "List-Id alone", from: person, subject: "[RE-Section] Question", headers: map[string]string{"list-id": "<re.lists.example>"}, body: "Would you share your language?", want: List},
 		{name: "List-Unsubscribe alone", from: person, subject: "x", headers: map[string]string{"list-unsubscribe": "<mailto:u@x>"}, want: Bulk},
+		// Found by FuzzParse: the answer hung on the map's order.
+		{name: "a list's own List-Unsubscribe keeps it a list", from: person, subject: "x", headers: map[string]string{
+			"list-unsubscribe": "<mailto:u@x>", "list-unsubscribe-post": "List-Unsubscribe=One-Click", "list-id": "<re.lists.example>", "list-post": "<mailto:re@lists.example>"}, want: List},
 		{name: "X-Autoreply", from: person, subject: "Thank you", headers: map[string]string{"x-autoreply": "yes"}, want: AutoReply},
 		{name: "X-Autorespond", from: person, subject: "x", headers: map[string]string{"x-autorespond": "On vacation"}, want: AutoReply},
 		{name: "Exchange suppress All", from: person, subject: "Lease", headers: map[string]string{"x-auto-response-suppress": "All"}, want: AutoReply},

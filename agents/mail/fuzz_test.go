@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -108,7 +109,42 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("the HTML layout changed whether Parse fails: %v vs %v", err, err2)
 		}
 		checkMessage(t, m2, len(data))
+		checkJudged(t, m)
 	})
+}
+
+// checkJudged runs what the glance, the briefs and the work runner decide
+// of a parsed message on what the fuzzer made: bounded in time, one of the
+// known answers, the same twice, and AudienceOf's two certain cases.
+func checkJudged(t *testing.T, m Message) {
+	t.Helper()
+	var a, again Automation
+	within(t, fuzzDeadline, "Automated", func() {
+		a = Automated(m.From, m.Subject, m.Headers, m.Body)
+		again = Automated(m.From, m.Subject, m.Headers, m.Body)
+	})
+	switch a {
+	case None, List, Bulk, AutoReply, Notice:
+	default:
+		t.Fatalf("Automated = %q, not one of the kinds", a)
+	}
+	if a != again {
+		t.Fatalf("Automated said %q, then %q", a, again)
+	}
+	for _, who := range append(append([]Address{m.From}, m.To...), m.Cc...) {
+		me := Me{Name: m.From.Name, Addresses: []string{who.Email}}
+		var got Audience
+		within(t, fuzzDeadline, "AudienceOf", func() { got = AudienceOf(m.To, m.Cc, m.Body, me) })
+		if got < Unknown || got > Addressed {
+			t.Fatalf("AudienceOf = %d, out of range", got)
+		}
+		if slices.ContainsFunc(m.To, func(x Address) bool { return me.Is(x.Email) }) && got != Addressed {
+			t.Fatalf("AudienceOf = %v for %q among the To addressees, want addressed", got, who.Email)
+		}
+	}
+	if got := AudienceOf(m.To, m.Cc, m.Body, Me{Name: m.From.Name}); got != Unknown {
+		t.Fatalf("AudienceOf = %v with no address of the lawyer's, want unknown", got)
+	}
 }
 
 // maxExpansion is how many bytes of UTF-8 one input byte can become: a
