@@ -120,6 +120,7 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 		OnSwitch:   switched(bus, wl.record),
 		OnState:    ann.statusChanged,
 		WatchPane:  glance.WatchPane,
+		PaneEvents: (&paneEvents{now: now}).Changes,
 		Log:        log,
 	})
 	defaultDir, _ := platform.DefaultDataDir()

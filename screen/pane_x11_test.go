@@ -233,3 +233,122 @@ func TestPaneIgnoresWindowsAbove(t *testing.T) {
 	}
 	quiet(t, out, 10, "settled pane, reported once")
 }
+
+// paneAsk is one call of ServiceOptions.PaneEvents: the switch, the
+// context it is given, and the channel the test sends its events on.
+type paneAsk struct {
+	sw  screen.Switch
+	ctx context.Context
+	ch  chan time.Time
+}
+
+// TestPaneEventsReplacePixels: while the application tells its selection
+// changes (PaneEvents), the pane's pixels are not sampled; a burst of
+// events is one pane change; when the application stops telling (the
+// channel closes) the pixels are sampled again; the next switch ends the
+// events' context.
+func TestPaneEventsReplacePixels(t *testing.T) {
+	d := xtest.StartDisplay(t, 1280, 800)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	tb := xtest.FakeApp(t, "thunderbird")
+	lo := xtest.FakeApp(t, "soffice.bin")
+	mailRect, writerRect := image.Rect(40, 40, 1000, 700), image.Rect(300, 100, 1200, 760)
+	mail := newWindow(t, ctx, d, xtest.WindowSpec{Title: mailMainTitle, Class: "thunderbird", PID: tb,
+		Rect: mailRect, Image: paneText(t, mailRect.Dx(), mailRect.Dy(), 0)})
+	writer := newWindow(t, ctx, d, xtest.WindowSpec{Title: writerTitle, Class: "libreoffice-writer", PID: lo,
+		Rect: writerRect, Image: paneText(t, writerRect.Dx(), writerRect.Dy(), 0)})
+	asks := make(chan paneAsk, 4)
+	out := make(chan screen.Switch, 64)
+	w := screen.NewWatchService(screen.ServiceOptions{
+		OpenDisplay: func() (*platform.Display, error) { return platform.OpenDisplay(d.Name) },
+		OnSwitch:    func(_ context.Context, sw screen.Switch) { out <- sw },
+		WatchPane:   mailMain,
+		PaneEvents: func(ctx context.Context, sw screen.Switch) (<-chan time.Time, error) {
+			a := paneAsk{sw: sw, ctx: ctx, ch: make(chan time.Time, 8)}
+			asks <- a
+			return a.ch, nil
+		},
+		PaneInterval: testPaneTick,
+		Log:          slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	runCtx, stopRun := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- w.Run(runCtx) }()
+	defer func() {
+		stopRun()
+		if err := <-done; err != nil {
+			t.Errorf("Run = %v", err)
+		}
+	}()
+	nextAsk := func() paneAsk {
+		t.Helper()
+		select {
+		case a := <-asks:
+			return a
+		case <-ctx.Done():
+			t.Fatal("PaneEvents was never asked")
+			return paneAsk{}
+		}
+	}
+	paneChange := func(why string, first screen.Switch) {
+		t.Helper()
+		select {
+		case sw := <-out:
+			if !sw.PaneChanged || sw.Window != first.Window || sw.Title != first.Title {
+				t.Fatalf("%s: got %+v, want a pane change of %+v", why, sw, first)
+			}
+		case <-ctx.Done():
+			t.Fatalf("%s: never reported", why)
+		}
+	}
+
+	activate(t, ctx, d, mail)
+	first := switchTo(t, ctx, out, mail)
+	a := nextAsk()
+	if a.sw.Window != first.Window {
+		t.Fatalf("PaneEvents asked for %+v, want %+v", a.sw, first)
+	}
+	// The pixels change but the application said nothing: not sampled.
+	if err := mail.SetImage(paneText(t, mailRect.Dx(), mailRect.Dy(), 3)); err != nil {
+		t.Fatal(err)
+	}
+	quiet(t, out, 10, "pixels while the application tells its selection")
+	for range 3 {
+		a.ch <- time.Now()
+	}
+	paneChange("a burst of selection events", first)
+	quiet(t, out, 10, "a burst, reported once")
+
+	// The application leaves the bus: back to the pixels.
+	close(a.ch)
+	quiet(t, out, 5, "the events closing")
+	if err := mail.SetImage(paneText(t, mailRect.Dx(), mailRect.Dy(), 5)); err != nil {
+		t.Fatal(err)
+	}
+	paneChange("pixels after the events closed", first)
+
+	// A switch away and back: the events are asked for again, and the
+	// next switch ends their context.
+	activate(t, ctx, d, writer)
+	switchTo(t, ctx, out, writer)
+	activate(t, ctx, d, mail)
+	switchTo(t, ctx, out, mail)
+	b := nextAsk()
+	activate(t, ctx, d, writer)
+	switchTo(t, ctx, out, writer)
+	select {
+	case <-b.ctx.Done():
+	case <-ctx.Done():
+		t.Fatal("the events' context outlived the switch away")
+	}
+	// Events for a window no longer in front are not reported.
+	select {
+	case b.ch <- time.Now():
+	default:
+	}
+	quiet(t, out, 5, "an event after the switch away")
+	if got := w.PaneChanges(); got != 2 {
+		t.Errorf("PaneChanges = %d, want 2", got)
+	}
+}

@@ -47,7 +47,16 @@ type ServiceOptions struct {
 	// PaneInterval is how often the pane is sampled; 0 means
 	// DefaultPaneInterval.
 	PaneInterval time.Duration
-	Log          *slog.Logger
+	// PaneEvents, if set, is asked first how to follow a pane WatchPane
+	// chose: a channel that receives a time whenever the application
+	// itself says the selection in sw's window changed (AT-SPI on Linux),
+	// open until ctx ends or the application can no longer say. While it
+	// is open nothing is sampled: no wake-ups while the lawyer reads. A
+	// burst of events is reported once, paneEventQuiet after the last,
+	// as the pane changed, if the window is still in front. An error, or
+	// the channel closing, falls back to sampling pixels.
+	PaneEvents func(ctx context.Context, sw Switch) (<-chan time.Time, error)
+	Log        *slog.Logger
 }
 
 // WatchService runs the app-switch watcher while watching is not paused.
@@ -221,8 +230,8 @@ func (w *WatchService) watch(ctx context.Context, d *platform.Display) error {
 		d.Close()
 	}
 	// The reading pane of a mail client's main window is watched on this
-	// goroutine: one tick at a time, and it stops with the next switch,
-	// a pause or the end.
+	// goroutine: one tick or event at a time, and it stops with the next
+	// switch, a pause or the end.
 	var pane *paneWatch
 	ticker := time.NewTicker(w.opt.PaneInterval)
 	ticker.Stop()
@@ -230,8 +239,51 @@ func (w *WatchService) watch(ctx context.Context, d *platform.Display) error {
 	var ticks <-chan time.Time
 	settle := min(paneSettleInterval, w.opt.PaneInterval)
 	fastLeft := paneFastTicks
+	// The application's own word that the selection changed (PaneEvents):
+	// events is open while it answers for the switch cur; quiet reports a
+	// burst once it ends.
+	var (
+		events     <-chan time.Time
+		stopEvents = func() {}
+		cur        Switch
+		quiet      = time.NewTimer(paneEventQuiet)
+		quietTicks <-chan time.Time
+	)
+	quiet.Stop()
+	defer func() { stopEvents() }()
+	samplePixels := func(s Switch) {
+		p, err := startPane(ctx, d, s, w.opt.Exclusions(ctx))
+		if err != nil {
+			w.opt.Log.Debug("reading pane not watched", "err", err)
+			return
+		}
+		pane = p
+		fastLeft = paneFastTicks
+		ticker.Reset(w.opt.PaneInterval)
+		ticks = ticker.C
+	}
 	for {
 		select {
+		case _, ok := <-events:
+			if !ok {
+				w.opt.Log.Debug("reading pane: the application stopped telling its selection; sampling its pixels")
+				events, quietTicks = nil, nil
+				quiet.Stop()
+				samplePixels(cur)
+				continue
+			}
+			quiet.Reset(paneEventQuiet)
+			quietTicks = quiet.C
+		case <-quietTicks:
+			quietTicks = nil
+			ev := paneWatch{src: d, sw: cur, ex: w.opt.Exclusions(ctx)}
+			if _, err := ev.foreground(ctx); err != nil {
+				// Not in front as reported (Spirit's bubble has it):
+				// the switch watcher says what is.
+				continue
+			}
+			w.panes.Add(1)
+			w.opt.OnSwitch(ctx, ev.changed())
 		case <-ticks:
 			changed, err := pane.tick(ctx)
 			switch {
@@ -285,20 +337,32 @@ func (w *WatchService) watch(ctx context.Context, d *platform.Display) error {
 			w.opt.OnSwitch(ctx, s)
 			pane, ticks = nil, nil
 			ticker.Stop()
+			stopEvents()
+			events, quietTicks = nil, nil
+			quiet.Stop()
 			if s.Excluded || w.opt.WatchPane == nil || !w.opt.WatchPane(s) {
 				continue
 			}
-			p, err := startPane(ctx, d, s, w.opt.Exclusions(ctx))
-			if err != nil {
-				w.opt.Log.Debug("reading pane not watched", "err", err)
-				continue
+			if w.opt.PaneEvents != nil {
+				ectx, cancel := context.WithCancel(wctx)
+				ch, err := w.opt.PaneEvents(ectx, s)
+				if err == nil {
+					events, stopEvents, cur = ch, cancel, s
+					continue
+				}
+				cancel()
+				w.opt.Log.Debug("reading pane: the application does not tell its selection; sampling its pixels", "err", err)
 			}
-			pane = p
-			ticker.Reset(w.opt.PaneInterval)
-			ticks = ticker.C
+			samplePixels(s)
 		}
 	}
 }
+
+// paneEventQuiet is how long the events of one selection are gathered
+// before it is reported: Thunderbird tells a selection with a few events
+// 18-75 ms after the key press (measured). Its header is redrawn later;
+// the glance reads it again until it shows another message.
+const paneEventQuiet = 60 * time.Millisecond
 
 // Capture takes the screenshot a glance asked for, through the watcher's
 // display; excluded windows are refused and blacked out by the capturer.

@@ -370,10 +370,16 @@ func (rd messageRead) info() ScreenInfo {
 // silence, and the next pane change or switch cuts it short.
 const DefaultRedrawWait = 5 * time.Second
 
-// redrawRetry is how often such a pane is read again meanwhile. An
-// unchanged pane costs a screenshot and no OCR (HeaderReader remembers
-// its pixels), or one question to the accessibility tree.
-const redrawRetry = 200 * time.Millisecond
+// redrawRetry is how often such a pane is read again meanwhile off the
+// screen: an unchanged pane costs a screenshot and no OCR (HeaderReader
+// remembers its pixels). exactRedrawRetry is the same for a header read
+// exactly: one question to the accessibility tree, a few milliseconds,
+// asked more often because the application's word that the selection
+// changed comes before the header is redrawn.
+const (
+	redrawRetry      = 200 * time.Millisecond
+	exactRedrawRetry = 100 * time.Millisecond
+)
 
 // redrawPending reports whether a read of a window's open message cannot
 // be trusted yet: the pane watcher reported a change, and what was read
@@ -466,7 +472,11 @@ func (s *Service) readRedrawn(ctx context.Context, sw screen.Switch, pol Policy,
 		before = &rd
 		if tick == nil {
 			s.opt.Log.Debug("reading pane not redrawn yet: looking again", "app", sw.App)
-			tick = time.NewTicker(redrawRetry)
+			every := redrawRetry
+			if rd.header != nil || rd.none {
+				every = exactRedrawRetry
+			}
+			tick = time.NewTicker(every)
 			defer tick.Stop()
 			wait := s.opt.RedrawWait
 			if wait <= 0 {

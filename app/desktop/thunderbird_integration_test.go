@@ -699,6 +699,7 @@ func TestBenchThunderbirdPane(t *testing.T) {
 	mbox, labels := loadThreepane(t)
 	d := newDesk(t)
 	var lat []time.Duration
+	byTree := map[bool][]time.Duration{}           // by setup.a11y
 	right, total := map[bool]int{}, map[bool]int{} // by setup.a11y
 	setups := []paneSetup{{layout: "vertical"}, {layout: "classic"}, {layout: "vertical", a11y: true}, {layout: "classic", a11y: true}}
 	for _, setup := range setups {
@@ -719,6 +720,7 @@ func TestBenchThunderbirdPane(t *testing.T) {
 				}
 			}
 			lat = append(lat, sl...)
+			byTree[setup.a11y] = append(byTree[setup.a11y], sl...)
 			t.Logf("%s: %d of %d right, nudge latencies %v", setup, n, len(res), sl)
 			r.stop(t, ctx)
 		})
@@ -739,6 +741,18 @@ func TestBenchThunderbirdPane(t *testing.T) {
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	fmt.Printf("BENCH pane_change_to_nudge_ms_p50 %d ms\n", pctl(lat, 50).Milliseconds())
 	fmt.Printf("BENCH pane_change_to_nudge_ms_p95 %d ms\n", pctl(lat, 95).Milliseconds())
+	// With the tree Spirit hears of the selection from Thunderbird itself
+	// (no pixels sampled); without, from the pane's pixels.
+	for _, tree := range []bool{false, true} {
+		l := byTree[tree]
+		if len(l) == 0 {
+			continue
+		}
+		sort.Slice(l, func(i, j int) bool { return l[i] < l[j] })
+		name := map[bool]string{false: "ocr", true: "a11y"}[tree]
+		fmt.Printf("BENCH pane_change_to_nudge_%s_ms_p50 %d ms\n", name, pctl(l, 50).Milliseconds())
+		fmt.Printf("BENCH pane_change_to_nudge_%s_ms_p95 %d ms\n", name, pctl(l, 95).Milliseconds())
+	}
 }
 
 // pctl is the p-th percentile of sorted durations (nearest rank).

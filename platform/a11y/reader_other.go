@@ -2,7 +2,10 @@
 
 package a11y
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Reader has no implementation on this OS: every call returns
 // ErrUnsupported. (On the BSDs the Linux AT-SPI reader would work as is;
@@ -22,3 +25,8 @@ func (r *Reader) Enabled(ctx context.Context) (bool, error) { return false, ErrU
 
 // Close does nothing.
 func (r *Reader) Close() error { return nil }
+
+// Changes returns ErrUnsupported: the pane is watched by its pixels.
+func (r *Reader) Changes(ctx context.Context, w Window) (<-chan time.Time, error) {
+	return nil, ErrUnsupported
+}

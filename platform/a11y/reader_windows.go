@@ -2,7 +2,10 @@
 
 package a11y
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Reader is not implemented on Windows yet: every call returns
 // ErrUnsupported, so callers use OCR.
@@ -36,3 +39,8 @@ func (r *Reader) Enabled(ctx context.Context) (bool, error) { return false, ErrU
 
 // Close does nothing.
 func (r *Reader) Close() error { return nil }
+
+// Changes returns ErrUnsupported: the pane is watched by its pixels.
+func (r *Reader) Changes(ctx context.Context, w Window) (<-chan time.Time, error) {
+	return nil, ErrUnsupported
+}

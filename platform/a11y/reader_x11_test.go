@@ -412,6 +412,11 @@ func TestUnavailable(t *testing.T) {
 				t.Errorf("MessageHeader(%+v) = %v, want ErrUnavailable", w, err)
 			}
 		}
+		for _, w := range []Window{{PID: pid, Title: "Inbox - Mozilla Thunderbird"}, {}} {
+			if ch, err := r.Changes(ctx, w); !errors.Is(err, ErrUnavailable) || ch != nil {
+				t.Errorf("Changes(%+v) = %v, %v, want ErrUnavailable", w, ch, err)
+			}
+		}
 		// A question cut off by its context (a busy application, a
 		// loaded machine) says nothing of the tree: it is the context's
 		// error, never ErrUnavailable, which makes callers stop asking.
@@ -423,4 +428,64 @@ func TestUnavailable(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestThunderbirdSelectionChanges watches the real Thunderbird's main
+// window for selection changes: each message selected in the list is
+// reported, and the header read after the report is the new message's
+// (at once or after the few hundred milliseconds Thunderbird takes to
+// fill it in). Ending the watch's context closes the channel.
+func TestThunderbirdSelectionChanges(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs Thunderbird")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 4*time.Minute)
+	defer cancel()
+	desk := startA11yDesktop(t, ctx, "vertical", true)
+	r, err := Open(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	main := Window{PID: desk.pid, Title: desk.tb.Window.Name}
+	if _, err := waitHeader(ctx, r, main, func(_ MessageHeader, err error) bool { return !errors.Is(err, ErrUnavailable) }); !errors.Is(err, ErrNoHeader) {
+		t.Fatalf("Inbox with nothing selected: %v, want ErrNoHeader", err)
+	}
+	wctx, stop := context.WithCancel(ctx)
+	changes, err := r.Changes(wctx, main)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, subject := range []string{"Settlement draft for Henderson", "Lunch on Thursday?", "Settlement draft for Henderson"} {
+		for len(changes) > 0 { // what earlier selections left
+			<-changes
+		}
+		sel, err := desk.tb.SelectMessageTimed(ctx, subject)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Typing into the quick filter may change the selection too:
+		// the report that counts is the one at or after the key press
+		// that selected the row.
+		var at time.Time
+		for at.Before(sel.Pressed) {
+			select {
+			case got, ok := <-changes:
+				if !ok {
+					t.Fatalf("selecting %q: the watch ended", subject)
+				}
+				at = got
+			case <-ctx.Done():
+				t.Fatalf("selecting %q: no selection change reported after the key press", subject)
+			}
+		}
+		t.Logf("%q: reported %v after the key press", subject, at.Sub(sel.Pressed).Round(time.Millisecond))
+		h, err := waitHeader(ctx, r, main, func(h MessageHeader, err error) bool { return err == nil && h.Subject == subject })
+		if err != nil || h.Subject != subject {
+			t.Fatalf("after the report of %q: header %+v, %v", subject, h, err)
+		}
+	}
+	stop()
+	for range changes { // closed once the watch has ended
+	}
 }
