@@ -53,6 +53,20 @@ func paneText(t *testing.T, w, h, n int) *image.RGBA {
 	return img
 }
 
+// mailAndWriter opens a Thunderbird main window showing message 0 and a
+// LibreOffice Writer window beside it, each of a process of its own.
+func mailAndWriter(t *testing.T, ctx context.Context, d *xtest.Display) (mail, writer *xtest.Window, mailRect, writerRect image.Rectangle) {
+	t.Helper()
+	tb := xtest.FakeApp(t, "thunderbird")
+	lo := xtest.FakeApp(t, "soffice.bin")
+	mailRect, writerRect = image.Rect(40, 40, 1000, 700), image.Rect(300, 100, 1200, 760)
+	mail = newWindow(t, ctx, d, xtest.WindowSpec{Title: mailMainTitle, Class: "thunderbird", PID: tb,
+		Rect: mailRect, Image: paneText(t, mailRect.Dx(), mailRect.Dy(), 0)})
+	writer = newWindow(t, ctx, d, xtest.WindowSpec{Title: writerTitle, Class: "libreoffice-writer", PID: lo,
+		Rect: writerRect, Image: paneText(t, writerRect.Dx(), writerRect.Dy(), 0)})
+	return mail, writer, mailRect, writerRect
+}
+
 // paneService runs a WatchService on d that watches mail main windows'
 // panes every testPaneTick; every switch it reports arrives on the channel.
 func paneService(t *testing.T, ctx context.Context, d *xtest.Display) (*screen.WatchService, <-chan screen.Switch) {
@@ -115,13 +129,7 @@ func TestPaneChangeIsReportedOnceSettled(t *testing.T) {
 	d := xtest.StartDisplay(t, 1280, 800)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	tb := xtest.FakeApp(t, "thunderbird")
-	lo := xtest.FakeApp(t, "soffice.bin")
-	mailRect, writerRect := image.Rect(40, 40, 1000, 700), image.Rect(300, 100, 1200, 760)
-	mail := newWindow(t, ctx, d, xtest.WindowSpec{Title: mailMainTitle, Class: "thunderbird", PID: tb,
-		Rect: mailRect, Image: paneText(t, mailRect.Dx(), mailRect.Dy(), 0)})
-	writer := newWindow(t, ctx, d, xtest.WindowSpec{Title: writerTitle, Class: "libreoffice-writer", PID: lo,
-		Rect: writerRect, Image: paneText(t, writerRect.Dx(), writerRect.Dy(), 0)})
+	mail, writer, mailRect, writerRect := mailAndWriter(t, ctx, d)
 	w, out := paneService(t, ctx, d)
 
 	activate(t, ctx, d, mail)
@@ -251,13 +259,7 @@ func TestPaneEventsReplacePixels(t *testing.T) {
 	d := xtest.StartDisplay(t, 1280, 800)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	tb := xtest.FakeApp(t, "thunderbird")
-	lo := xtest.FakeApp(t, "soffice.bin")
-	mailRect, writerRect := image.Rect(40, 40, 1000, 700), image.Rect(300, 100, 1200, 760)
-	mail := newWindow(t, ctx, d, xtest.WindowSpec{Title: mailMainTitle, Class: "thunderbird", PID: tb,
-		Rect: mailRect, Image: paneText(t, mailRect.Dx(), mailRect.Dy(), 0)})
-	writer := newWindow(t, ctx, d, xtest.WindowSpec{Title: writerTitle, Class: "libreoffice-writer", PID: lo,
-		Rect: writerRect, Image: paneText(t, writerRect.Dx(), writerRect.Dy(), 0)})
+	mail, writer, mailRect, _ := mailAndWriter(t, ctx, d)
 	asks := make(chan paneAsk, 4)
 	out := make(chan screen.Switch, 64)
 	w := screen.NewWatchService(screen.ServiceOptions{
