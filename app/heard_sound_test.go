@@ -55,7 +55,7 @@ func (s *scriptedWords) utterances() []int {
 // makes the reminder, and it fires: its own bubble comes when it is due.
 func TestHeardCommitmentFromSound(t *testing.T) {
 	if testing.Short() {
-		t.Skip("plays speech in real time and waits up to a minute for the reminder")
+		t.Skip("plays speech in real time and waits seconds for the reminder")
 	}
 	const said = "I'll send you the revised redline in a minute"
 	jack := audiotest.StartJack(t) // the capture helper inherits JACK_DEFAULT_SERVER
@@ -75,7 +75,10 @@ func TestHeardCommitmentFromSound(t *testing.T) {
 		}
 	}
 	words := &scriptedWords{lines: []string{said}}
-	p, err := build(ctx, partsConfig{Store: st, DataDir: dir, Version: "test", Transcriber: words,
+	// Spirit's clock runs with the wall clock, and is put forward before
+	// Set so that "in a minute" falls due seconds later, not a minute.
+	clock := &aheadClock{}
+	p, err := build(ctx, partsConfig{Store: st, DataDir: dir, Version: "test", Transcriber: words, Now: clock.Now,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -129,6 +132,9 @@ func TestHeardCommitmentFromSound(t *testing.T) {
 	if err := nudge.ReadDetail(offer.Detail, &detail); err != nil {
 		t.Fatal(err)
 	}
+	// Three seconds before it is due: the reminder is still in the future
+	// when it is made, and fires by Spirit's own timer.
+	clock.jump(time.Until(detail.RemindAt) - 3*time.Second)
 	if _, err := cl.Respond(ctx, offer.ID, api.ActionAccept, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -149,10 +155,28 @@ func TestHeardCommitmentFromSound(t *testing.T) {
 		}
 		return err == nil && fired.ID != 0
 	})
-	if time.Now().Before(detail.RemindAt) || !strings.Contains(fired.Message, "send the revised redline") {
-		t.Errorf("the reminder fired at %v saying %q; due %v", time.Now(), fired.Message, detail.RemindAt)
+	if at := clock.Now(); at.Before(detail.RemindAt) || !strings.Contains(fired.Message, "send the revised redline") {
+		t.Errorf("the reminder fired at %v saying %q; due %v", at, fired.Message, detail.RemindAt)
 	}
 	shown(t, ctx, bubbles, fired.ID)
+}
+
+// aheadClock is the wall clock, put forward by jump.
+type aheadClock struct {
+	mu    sync.Mutex
+	ahead time.Duration
+}
+
+func (c *aheadClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.ahead)
+}
+
+func (c *aheadClock) jump(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ahead += max(d, 0)
 }
 
 // poll checks cond until it holds, failing the test when ctx ends first.

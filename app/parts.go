@@ -95,7 +95,7 @@ func build(ctx context.Context, cfg partsConfig) (*parts, error) {
 	keys := newProviders(st, log)
 	ann := &announcer{bus: bus}
 	ix := index.New(st)
-	rem := reminders.New(st, ann, reminders.Options{Logger: log})
+	rem := reminders.New(st, ann, reminders.Options{Logger: log, Clock: nowClock(now)})
 	mailSync := newMailSyncer(ix, keys, bus, wl.record, log)
 	calTools, calWrites := calendarTools(st, ix, keys, cfg.DataDir, now)
 	tasks := task.NewRunner(task.Options{
@@ -382,4 +382,15 @@ func (d drafter) CreateDraft(ctx context.Context, accountID int64, dr mail.Draft
 		d.mail.SyncNow()
 	}
 	return ref, err
+}
+
+// nowClock is the reminders' clock on the parts' own now: the time a
+// reminder is said for (the commitment detector, the core) and the time it
+// fires by are one clock. Its timers are the system's.
+type nowClock func() time.Time
+
+func (c nowClock) Now() time.Time { return c() }
+
+func (nowClock) NewTimer(d time.Duration) reminders.Timer {
+	return reminders.SystemClock{}.NewTimer(d)
 }

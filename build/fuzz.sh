@@ -92,10 +92,31 @@ cache="$("$GO" env GOCACHE)/fuzz"
 listing=$("$GO" list -f '{{.Dir}}|{{.ImportPath}}' "${pkgs[@]}") || exit 1
 mapfile -t info <<<"$listing"
 
-# Build every package's fuzz binary first (the go command builds on all
-# cores itself), then fuzz the targets in lanes.
+# Build every package's fuzz binary first, then fuzz the targets in lanes.
+# The builds run $lanes at a time: warm, each is a link of about a core for
+# 2-3 s, so one after the other left a core idle for half a minute.
 targets=() # "dir|rel|ip|bin|name"
-for entry in "${info[@]}"; do
+build_one() { # build_one N: the binary of info[N], its output in $log/N.build
+  local ip=${info[$1]#*|}
+  "$GO" test -c -fuzz=. -o "${FUZZ_BIN_DIR:-$log}/${ip//\//_}.test" "$ip" >"$log/$1.build" 2>&1 ||
+    echo fail >"$log/$1.buildfail"
+}
+running=0
+for n in "${!info[@]}"; do
+  ip=${info[$n]#*|}
+  bin="${FUZZ_BIN_DIR:-$log}/${ip//\//_}.test"
+  # FUZZ_REUSE: built by make test-build for this run.
+  [ "${FUZZ_REUSE:-}" = 1 ] && [ -x "$bin" ] && continue
+  if [ "$running" -ge "$lanes" ]; then
+    wait -n
+    running=$((running - 1))
+  fi
+  build_one "$n" &
+  running=$((running + 1))
+done
+wait
+for n in "${!info[@]}"; do
+  entry=${info[$n]}
   dir=${entry%%|*}
   ip=${entry#*|}
   rel=${dir#"$PWD"/}
@@ -103,10 +124,8 @@ for entry in "${info[@]}"; do
   # test -fuzz` would check the build and link anew for every target,
   # which costs more than a short run fuzzes.
   bin="${FUZZ_BIN_DIR:-$log}/${ip//\//_}.test"
-  if [ "${FUZZ_REUSE:-}" = 1 ] && [ -x "$bin" ]; then
-    : # built by make test-build for this run
-  elif ! "$GO" test -c -fuzz=. -o "$bin" "$ip" >"$log/build" 2>&1; then
-    cat "$log/build" >&2
+  if [ -e "$log/$n.buildfail" ]; then
+    cat "$log/$n.build" >&2
     summary+=("FAIL  $rel  (does not build)")
     failed=1
     continue

@@ -6,13 +6,10 @@ import (
 	"context"
 	"fmt"
 	"image"
-	"io"
-	"log/slog"
 	"os"
 	"testing"
 	"time"
 
-	"github.com/spirit-app/spirit/platform"
 	"github.com/spirit-app/spirit/platform/xtest"
 	"github.com/spirit-app/spirit/screen"
 )
@@ -40,22 +37,8 @@ func TestBenchPaneWatch(t *testing.T) {
 	mail := newWindow(t, ctx, d, xtest.WindowSpec{Title: mailMainTitle, Class: "thunderbird", PID: pid,
 		Rect: rect, Image: paneText(t, rect.Dx(), rect.Dy(), 2)})
 
-	out := make(chan screen.Switch, 64)
-	w := screen.NewWatchService(screen.ServiceOptions{
-		OpenDisplay: func() (*platform.Display, error) { return platform.OpenDisplay(d.Name) },
-		OnSwitch:    func(_ context.Context, sw screen.Switch) { out <- sw },
-		WatchPane:   mailMain,
-		Log:         slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	rctx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- w.Run(rctx) }()
-	defer func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("Run = %v", err)
-		}
-	}()
+	// The default interval: what a lawyer's machine does.
+	_, out := paneService(t, ctx, d, func(o *screen.ServiceOptions) { o.PaneInterval = 0 })
 	activate(t, ctx, d, mail)
 	switchTo(t, ctx, out, mail)
 

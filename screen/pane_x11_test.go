@@ -68,17 +68,22 @@ func mailAndWriter(t *testing.T, ctx context.Context, d *xtest.Display) (mail, w
 }
 
 // paneService runs a WatchService on d that watches mail main windows'
-// panes every testPaneTick; every switch it reports arrives on the channel.
-func paneService(t *testing.T, ctx context.Context, d *xtest.Display) (*screen.WatchService, <-chan screen.Switch) {
+// panes every testPaneTick, with whatever the test changes in its options;
+// every switch it reports arrives on the channel.
+func paneService(t *testing.T, ctx context.Context, d *xtest.Display, change ...func(*screen.ServiceOptions)) (*screen.WatchService, <-chan screen.Switch) {
 	t.Helper()
 	out := make(chan screen.Switch, 64)
-	w := screen.NewWatchService(screen.ServiceOptions{
+	opts := screen.ServiceOptions{
 		OpenDisplay:  func() (*platform.Display, error) { return platform.OpenDisplay(d.Name) },
 		OnSwitch:     func(_ context.Context, sw screen.Switch) { out <- sw },
 		WatchPane:    mailMain,
 		PaneInterval: testPaneTick,
 		Log:          slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
+	}
+	for _, c := range change {
+		c(&opts)
+	}
+	w := screen.NewWatchService(opts)
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
@@ -261,28 +266,13 @@ func TestPaneEventsReplacePixels(t *testing.T) {
 	defer cancel()
 	mail, writer, mailRect, _ := mailAndWriter(t, ctx, d)
 	asks := make(chan paneAsk, 4)
-	out := make(chan screen.Switch, 64)
-	w := screen.NewWatchService(screen.ServiceOptions{
-		OpenDisplay: func() (*platform.Display, error) { return platform.OpenDisplay(d.Name) },
-		OnSwitch:    func(_ context.Context, sw screen.Switch) { out <- sw },
-		WatchPane:   mailMain,
-		PaneEvents: func(ctx context.Context, sw screen.Switch) (<-chan time.Time, error) {
+	w, out := paneService(t, ctx, d, func(o *screen.ServiceOptions) {
+		o.PaneEvents = func(ctx context.Context, sw screen.Switch) (<-chan time.Time, error) {
 			a := paneAsk{sw: sw, ctx: ctx, ch: make(chan time.Time, 8)}
 			asks <- a
 			return a.ch, nil
-		},
-		PaneInterval: testPaneTick,
-		Log:          slog.New(slog.NewTextHandler(io.Discard, nil)),
-	})
-	runCtx, stopRun := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- w.Run(runCtx) }()
-	defer func() {
-		stopRun()
-		if err := <-done; err != nil {
-			t.Errorf("Run = %v", err)
 		}
-	}()
+	})
 	nextAsk := func() paneAsk {
 		t.Helper()
 		select {
