@@ -155,22 +155,24 @@ RACE_UNIT_PKGS := ./app/desktop
 # minutes on two cores) must not run inside go test's timeout.
 #
 # Three lanes run side by side, each one package at a time (-p 1):
-#   - test-desktop: the packages that drive real desktop programs
-#     (app/desktop's Thunderbird, agents/glance's Chromium and OCR,
-#     platform/a11y's accessibility bus, platform/xtest's Xvfb, openbox and
-#     tray host). Mostly they wait on those programs (10-50 % of two
-#     cores, measured), and never two of them at once: side by side they
+#   - test-desktop: the packages that drive Thunderbird and Chromium
+#     (app/desktop, agents/glance), never two at once: side by side they
 #     starved each other's time-bound checks.
 #   - test-race: the race pass (RACE_PKGS, RACE_UNIT_PKGS), the heaviest
 #     on the cores, one package at a time (see RACE_PKGS).
 #   - test-rest: every other package, the root's included (the Wine
-#     run, the packages, the command line), the packager's module and the
-#     short fuzzing run. Light but for the root's Wine and packaging.
+#     run, the packages, the command line), the packager's module, the
+#     lighter desktop packages (DESKTOP_LATE: platform/a11y's accessibility
+#     bus, platform/xtest's Xvfb, openbox and tray host), by then beside
+#     the desktop lane's last package, and the short fuzzing run.
 # Two lanes (desktop; everything else) took 12 minutes warm on a fresh
-# clone, both near the end together, the cores 77 % busy: the third lane
-# fills what the desktop tests leave idle. Each lane's output comes line by
-# line; all run to the end, and any failing fails `make test`.
-DESKTOP_PKGS := ./app/desktop ./agents/glance ./platform/a11y ./platform/xtest
+# clone, both ending together with the cores 77 % busy; three, with all
+# four desktop packages in the first, 10 min 54 s, the cores full until
+# the first lane ran on alone for three minutes. Each lane's output comes
+# in one piece when its command ends; all run to the end, and any failing
+# fails `make test`.
+DESKTOP_PKGS := ./app/desktop ./agents/glance
+DESKTOP_LATE := ./platform/a11y ./platform/xtest
 test: deps-test whisper fyne-patch windows vet test-build
 	@$(MAKE) --no-print-directory -j3 --output-sync=line FUZZ_REUSE=1 test-desktop test-race test-rest; \
 	  rc=$$?; rm -rf '$(FUZZ_BINS)'; exit $$rc
@@ -206,8 +208,9 @@ test-race:
 	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -p 1 -race -count=1 -timeout 20m $(RACE_PKGS) $(RACE_UNIT_PKGS)
 
 test-rest:
-	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -p 1 -count=1 -timeout 20m $$($(GO) list ./... | grep -vxF -f <($(GO) list $(RACE_PKGS) $(DESKTOP_PKGS)))
+	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -p 1 -count=1 -timeout 20m $$($(GO) list ./... | grep -vxF -f <($(GO) list $(RACE_PKGS) $(DESKTOP_PKGS) $(DESKTOP_LATE)))
 	cd build/package && GOWORK=off $(GO) test -count=1 ./...
+	SPIRIT_REQUIRE_DESKTOP=1 $(GO) test -p 1 -count=1 -timeout 20m $(DESKTOP_LATE)
 	@GO='$(GO)' $(if $(FUZZ_REUSE),FUZZ_REUSE=1 FUZZ_BIN_DIR='$(FUZZ_BINS)') build/fuzz.sh $(FUZZTIME)
 
 # Every package's tests under the race detector, integration tests
