@@ -333,9 +333,12 @@ func TestAgentSurvivesRestartAndKill(t *testing.T) {
 		scripted.ToolCalls(tc("p", "submit_plan", map[string]any{"steps": []string{"Look it up"}})),
 		scripted.ToolCalls(tc("s", "search_email", map[string]any{"query": "SNDA"})).After(time.Minute),
 	)
+	// Counted before the proposal is accepted: the agent may ask for its
+	// plan before Respond returns, and counting after it then waited for
+	// the slow reply's next request instead (a warm run saw it once).
+	before := len(w.srv.Requests())
 	prop2, _ := c.Notify(ctx, api.NewNudge{Kind: "proposal", Message: "Look up the SNDA?", ActionPrompt: "Look up the SNDA thread"})
 	c.Respond(ctx, prop2.ID, api.ActionAccept, "")
-	before := len(w.srv.Requests())
 	if err := xtest.Poll(ctx, func() (bool, error) { return len(w.srv.Requests()) >= before+2, nil }); err != nil {
 		t.Fatalf("the agent never called the model: %v", err)
 	}
