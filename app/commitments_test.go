@@ -29,14 +29,21 @@ var (
 func estAt(day, hour, minute int) time.Time { return time.Date(2030, 3, day, hour, minute, 0, 0, est) }
 
 // testClock is the one clock of a test Spirit: the core's, the store's.
+// It stands still at t unless wall is set: then it runs with the wall
+// clock, ahead of it by what Advance added.
 type testClock struct {
-	mu sync.Mutex
-	t  time.Time
+	mu    sync.Mutex
+	t     time.Time
+	wall  bool
+	ahead time.Duration
 }
 
 func (c *testClock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.wall {
+		return time.Now().Add(c.ahead)
+	}
 	return c.t
 }
 
@@ -44,6 +51,7 @@ func (c *testClock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.t = c.t.Add(d)
+	c.ahead += d
 }
 
 // newClockedCore builds Spirit whole on a fresh store whose clock, like

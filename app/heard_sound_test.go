@@ -77,7 +77,7 @@ func TestHeardCommitmentFromSound(t *testing.T) {
 	words := &scriptedWords{lines: []string{said}}
 	// Spirit's clock runs with the wall clock, and is put forward before
 	// Set so that "in a minute" falls due seconds later, not a minute.
-	clock := &aheadClock{}
+	clock := &testClock{wall: true}
 	p, err := build(ctx, partsConfig{Store: st, DataDir: dir, Version: "test", Transcriber: words, Now: clock.Now,
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
@@ -134,7 +134,7 @@ func TestHeardCommitmentFromSound(t *testing.T) {
 	}
 	// Three seconds before it is due: the reminder is still in the future
 	// when it is made, and fires by Spirit's own timer.
-	clock.jump(time.Until(detail.RemindAt) - 3*time.Second)
+	clock.Advance(max(time.Until(detail.RemindAt)-3*time.Second, 0))
 	if _, err := cl.Respond(ctx, offer.ID, api.ActionAccept, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -159,24 +159,6 @@ func TestHeardCommitmentFromSound(t *testing.T) {
 		t.Errorf("the reminder fired at %v saying %q; due %v", at, fired.Message, detail.RemindAt)
 	}
 	shown(t, ctx, bubbles, fired.ID)
-}
-
-// aheadClock is the wall clock, put forward by jump.
-type aheadClock struct {
-	mu    sync.Mutex
-	ahead time.Duration
-}
-
-func (c *aheadClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return time.Now().Add(c.ahead)
-}
-
-func (c *aheadClock) jump(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.ahead += max(d, 0)
 }
 
 // poll checks cond until it holds, failing the test when ctx ends first.

@@ -101,18 +101,23 @@ build_one() { # build_one N: the binary of info[N], its output in $log/N.build
   "$GO" test -c -fuzz=. -o "${FUZZ_BIN_DIR:-$log}/${ip//\//_}.test" "$ip" >"$log/$1.build" 2>&1 ||
     echo fail >"$log/$1.buildfail"
 }
+# in_lane CMD...: runs CMD in the background once fewer than $lanes of
+# its kind run (wait for them all with wait).
 running=0
+in_lane() {
+  if [ "$running" -ge "$lanes" ]; then
+    wait -n
+    running=$((running - 1))
+  fi
+  "$@" &
+  running=$((running + 1))
+}
 for n in "${!info[@]}"; do
   ip=${info[$n]#*|}
   bin="${FUZZ_BIN_DIR:-$log}/${ip//\//_}.test"
   # FUZZ_REUSE: built by make test-build for this run.
   [ "${FUZZ_REUSE:-}" = 1 ] && [ -x "$bin" ] && continue
-  if [ "$running" -ge "$lanes" ]; then
-    wait -n
-    running=$((running - 1))
-  fi
-  build_one "$n" &
-  running=$((running + 1))
+  in_lane build_one "$n"
 done
 wait
 for n in "${!info[@]}"; do
@@ -202,12 +207,7 @@ fuzz_one() {
 
 running=0
 for n in "${!targets[@]}"; do
-  if [ "$running" -ge "$lanes" ]; then
-    wait -n
-    running=$((running - 1))
-  fi
-  fuzz_one "$n" &
-  running=$((running + 1))
+  in_lane fuzz_one "$n"
 done
 wait
 
