@@ -5,7 +5,9 @@ comment what it covers; the expectations follow the calendar/ rules of the
 cases README, not Spirit's output."""
 import json, os, sys
 from datetime import datetime, timedelta, timezone
-from email.utils import format_datetime
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "mail", "mailtest"))
+from mboxgen import Msg, addr, mbox  # noqa: E402  (the shared mbox writer)
 
 ROOT = sys.argv[1]
 
@@ -84,40 +86,6 @@ def person(kind, name, addr, partstat=None):
     if partstat:
         p += f";PARTSTAT={partstat}"
     return p + f":mailto:{addr}"
-
-class Msg:
-    def __init__(self, mid, date, frm, to, subject, body, cc=None, reply_to=None, headers=None):
-        self.mid, self.date, self.frm, self.to, self.subject, self.body = mid, date, frm, to, subject, body
-        self.cc, self.reply_to, self.headers = cc or [], reply_to or [], headers or []
-
-def addr(p):
-    return f"{p[0]} <{p[1]}>"
-
-def mbox(msgs):
-    out = []
-    for m in msgs:
-        d = m.date.astimezone(timezone.utc).strftime("%a %b %d %H:%M:%S %Y")
-        out.append(f"From {m.frm[1]} {d}")
-        out.append(f"Message-ID: {m.mid}")
-        out.append(f"Date: {format_datetime(m.date)}")
-        out.append(f"From: {addr(m.frm)}")
-        out.append("To: " + ", ".join(addr(p) for p in m.to))
-        if m.cc:
-            out.append("Cc: " + ", ".join(addr(p) for p in m.cc))
-        out.append(f"Subject: {m.subject}")
-        if m.reply_to:
-            out.append(f"In-Reply-To: {m.reply_to[-1]}")
-            out.append("References: " + " ".join(m.reply_to))
-        for h in m.headers:
-            out.append(h)
-        out.append("MIME-Version: 1.0")
-        out.append('Content-Type: text/plain; charset="utf-8"')
-        out.append("Content-Transfer-Encoding: 8bit")
-        out.append("")
-        for l in m.body.strip("\n").split("\n"):
-            out.append((">" + l) if l.startswith("From ") else l)
-        out.append("")
-    return "\n".join(out) + "\n"
 
 def write(cid, now, me, cal, msgs, expect):
     d = os.path.join(ROOT, "calendar", cid)
