@@ -81,10 +81,12 @@ build: deps whisper fyne-patch
 # no console window; typed in a console it prints there (console_windows.go).
 # The Wine tests build it with WINDOWS_OUT elsewhere.
 WINDOWS_OUT ?= bin/spirit.exe
+# WINDOWS_ENV: the cross-compilers and cached libraries, for a recipe line.
+WINDOWS_ENV = set -e; eval "$$(build/windows.sh --export)"; \
+  GOOS=windows GOARCH=amd64 CGO_ENABLED=1 GOFLAGS="-tags=$(TAGS),no_ocr -trimpath"
 windows: whisper fyne-patch
 	@mkdir -p $(dir $(WINDOWS_OUT))
-	@set -e; eval "$$(build/windows.sh --export)"; \
-	  GOOS=windows GOARCH=amd64 CGO_ENABLED=1 GOFLAGS="-tags=$(TAGS),no_ocr -trimpath" \
+	@$(WINDOWS_ENV) \
 	  build/step.sh "windows: cross-building spirit.exe (the first time about $(COLD_WINDOWS_MIN) min on 2 cores, seconds once cached)" \
 	  $(GO) build -ldflags "$(LDFLAGS) -H windowsgui -extldflags '-static $$WINDOWS_EXTLDFLAGS'" -o $(WINDOWS_OUT) .
 
@@ -93,8 +95,7 @@ windows: whisper fyne-patch
 # spirit.exe (seconds warm); linking one here too cost 10-12 s of every
 # warm run.
 windows-compile: whisper fyne-patch
-	@set -e; eval "$$(build/windows.sh --export)"; \
-	  GOOS=windows GOARCH=amd64 CGO_ENABLED=1 GOFLAGS="-tags=$(TAGS),no_ocr -trimpath" \
+	@$(WINDOWS_ENV) \
 	  build/step.sh "windows: cross-compiling Spirit (the first time about $(COLD_WINDOWS_MIN) min on 2 cores, seconds once cached)" \
 	  $(GO) list -export -deps -f '' .
 

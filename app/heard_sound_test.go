@@ -134,7 +134,7 @@ func TestHeardCommitmentFromSound(t *testing.T) {
 	}
 	// Three seconds before it is due: the reminder is still in the future
 	// when it is made, and fires by Spirit's own timer.
-	clock.Advance(max(time.Until(detail.RemindAt)-3*time.Second, 0))
+	clock.Advance(max(detail.RemindAt.Sub(clock.Now())-3*time.Second, 0))
 	if _, err := cl.Respond(ctx, offer.ID, api.ActionAccept, ""); err != nil {
 		t.Fatal(err)
 	}

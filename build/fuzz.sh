@@ -96,9 +96,12 @@ mapfile -t info <<<"$listing"
 # The builds run $lanes at a time: warm, each is a link of about a core for
 # 2-3 s, so one after the other left a core idle for half a minute.
 targets=() # "dir|rel|ip|bin|name"
+bin_of() { # bin_of IMPORTPATH: where that package's fuzz binary is built
+  echo "${FUZZ_BIN_DIR:-$log}/${1//\//_}.test"
+}
 build_one() { # build_one N: the binary of info[N], its output in $log/N.build
   local ip=${info[$1]#*|}
-  "$GO" test -c -fuzz=. -o "${FUZZ_BIN_DIR:-$log}/${ip//\//_}.test" "$ip" >"$log/$1.build" 2>&1 ||
+  "$GO" test -c -fuzz=. -o "$(bin_of "$ip")" "$ip" >"$log/$1.build" 2>&1 ||
     echo fail >"$log/$1.buildfail"
 }
 # in_lane CMD...: runs CMD in the background once fewer than $lanes of
@@ -113,10 +116,8 @@ in_lane() {
   running=$((running + 1))
 }
 for n in "${!info[@]}"; do
-  ip=${info[$n]#*|}
-  bin="${FUZZ_BIN_DIR:-$log}/${ip//\//_}.test"
   # FUZZ_REUSE: built by make test-build for this run.
-  [ "${FUZZ_REUSE:-}" = 1 ] && [ -x "$bin" ] && continue
+  [ "${FUZZ_REUSE:-}" = 1 ] && [ -x "$(bin_of "${info[$n]#*|}")" ] && continue
   in_lane build_one "$n"
 done
 wait
@@ -128,7 +129,7 @@ for n in "${!info[@]}"; do
   # One instrumented test binary per package, run once per target: `go
   # test -fuzz` would check the build and link anew for every target,
   # which costs more than a short run fuzzes.
-  bin="${FUZZ_BIN_DIR:-$log}/${ip//\//_}.test"
+  bin=$(bin_of "$ip")
   if [ -e "$log/$n.buildfail" ]; then
     cat "$log/$n.build" >&2
     summary+=("FAIL  $rel  (does not build)")
